@@ -1,0 +1,3 @@
+from cassc.cli import main
+
+raise SystemExit(main())

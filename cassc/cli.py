@@ -1,0 +1,35 @@
+"""The `cassc` command. With a subcommand (doctor, setup, env) it is a typer app; otherwise it is nvcc.
+
+The nvcc path imports as little as possible: build systems call it once per file, so its start-up
+time is part of every compile.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from cassc.errors import CasscError
+
+SUBCOMMANDS = ("doctor", "setup", "env")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in SUBCOMMANDS:
+        from cassc.commands import app
+
+        return app(args=args, prog_name="cassc", standalone_mode=False) or 0
+    return nvcc_main(args)
+
+
+def nvcc_main(args: list[str]) -> int:
+    from cassc.driver import execute
+    from cassc.invocation import parse_invocation
+
+    try:
+        return execute(parse_invocation(args))
+    except CasscError as error:
+        print(f"cassc fatal   : {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,90 @@
+/* cassc: pre-included into every CUDA translation unit after hipify.
+ *
+ * 1. The HIP runtime comes first: HIP's own headers take __NVCC__ to mean "compiling for NVIDIA",
+ *    so nvcc's identification macros are defined only after them.
+ * 2. CUDA intrinsics whose HIP spelling differs in meaning get a `__cassc_` adapter here; the hipify
+ *    tables rename the CUDA name to it (compat.tsv). gfx1100 runs 32-lane wavefronts, so CUDA's 32-bit
+ *    lane masks mean exactly what they say.
+ */
+#pragma once
+#include <hip/hip_runtime.h>
+
+#define __NVCC__ 1
+#define __CUDACC__ 1
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__CASSC_CUDA_ARCH__)
+#define __CUDA_ARCH__ __CASSC_CUDA_ARCH__
+#endif
+
+#if defined(__cplusplus)
+template <typename T>
+__device__ inline T __cassc_shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) {
+  return __shfl(var, src_lane, width);
+}
+template <typename T>
+__device__ inline T __cassc_shfl_up_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
+  return __shfl_up(var, delta, width);
+}
+template <typename T>
+__device__ inline T __cassc_shfl_down_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
+  return __shfl_down(var, delta, width);
+}
+template <typename T>
+__device__ inline T __cassc_shfl_xor_sync(unsigned long long, T var, int lane_mask, int width = warpSize) {
+  return __shfl_xor(var, lane_mask, width);
+}
+
+__device__ inline unsigned int __cassc_ballot_sync(unsigned long long mask, int predicate) {
+  return static_cast<unsigned int>(__ballot(predicate) & mask);
+}
+__device__ inline int __cassc_any_sync(unsigned long long mask, int predicate) {
+  return (__ballot(predicate) & mask) != 0;
+}
+__device__ inline int __cassc_all_sync(unsigned long long mask, int predicate) {
+  return (__ballot(predicate) & mask) == (__ballot(1) & mask);
+}
+__device__ inline unsigned int __cassc_activemask() { return static_cast<unsigned int>(__ballot(1)); }
+
+__device__ inline void __cassc_syncwarp(unsigned long long = 0xffffffffu) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+
+template <typename T>
+__device__ inline unsigned int __cassc_match_any_sync(unsigned long long mask, T value) {
+  unsigned int same = 0;
+  for (int lane = 0; lane < warpSize; ++lane) {
+    if (__shfl(value, lane) == value) same |= 1u << lane;
+  }
+  return same & static_cast<unsigned int>(mask);
+}
+template <typename T>
+__device__ inline unsigned int __cassc_match_all_sync(unsigned long long mask, T value, int* predicate) {
+  unsigned int same = __cassc_match_any_sync(mask, value);
+  bool all = same == (static_cast<unsigned int>(__ballot(1)) & static_cast<unsigned int>(mask));
+  *predicate = all;
+  return all ? same : 0u;
+}
+
+#define __CASSC_WARP_REDUCE(name, type, op)                                      \
+  __device__ inline type name(unsigned long long, type value) {                   \
+    for (int offset = warpSize / 2; offset > 0; offset /= 2)                      \
+      value = op(value, __shfl_xor(value, offset));                               \
+    return value;                                                                 \
+  }
+#define __CASSC_ADD(a, b) ((a) + (b))
+#define __CASSC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define __CASSC_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define __CASSC_AND(a, b) ((a) & (b))
+#define __CASSC_OR(a, b) ((a) | (b))
+#define __CASSC_XOR(a, b) ((a) ^ (b))
+__CASSC_WARP_REDUCE(__cassc_reduce_add_sync, int, __CASSC_ADD)
+__CASSC_WARP_REDUCE(__cassc_reduce_add_sync, unsigned int, __CASSC_ADD)
+__CASSC_WARP_REDUCE(__cassc_reduce_min_sync, int, __CASSC_MIN)
+__CASSC_WARP_REDUCE(__cassc_reduce_min_sync, unsigned int, __CASSC_MIN)
+__CASSC_WARP_REDUCE(__cassc_reduce_max_sync, int, __CASSC_MAX)
+__CASSC_WARP_REDUCE(__cassc_reduce_max_sync, unsigned int, __CASSC_MAX)
+__CASSC_WARP_REDUCE(__cassc_reduce_and_sync, unsigned int, __CASSC_AND)
+__CASSC_WARP_REDUCE(__cassc_reduce_or_sync, unsigned int, __CASSC_OR)
+__CASSC_WARP_REDUCE(__cassc_reduce_xor_sync, unsigned int, __CASSC_XOR)
+#endif /* __cplusplus */

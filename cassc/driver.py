@@ -1,0 +1,336 @@
+"""Invocation -> one job per input -> stages -> outputs, for each nvcc compilation phase.
+
+Every output is written atomically (outputs.atomic_output); intermediate files live in a private work
+directory that is removed at the end (kept with --keep). Inputs are only ever read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from cassc import nvcc_identity, stages
+from cassc.cache import Cache
+from cassc.depfile import format_depfile
+from cassc.errors import InputError, OutputError, UsageError
+from cassc.hipify.tree import SYSTEM_ROOTS, display_path
+from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
+from cassc.outputs import atomic_output, check_writable
+from cassc.toolchain import Toolchain, find_toolchain, run
+
+if TYPE_CHECKING:
+    from cassc.formats.host_object import HostObject
+
+
+@dataclass
+class Context:
+    inv: Invocation
+    toolchain: Toolchain
+    work_dir: Path
+    runner: stages.Runner
+    cache: Cache
+
+    def compile_source(self, index: int, source: InputFile, mode: list[str] | None = None,
+                       suffix: str = ".o") -> stages.CompiledObject:
+        unit = stages.hipify_source(source.path, self.inv, self.toolchain, self.work_dir)
+        flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
+        output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode)
+
+
+def execute(inv: Invocation) -> int:
+    if inv.info:
+        return _print_info(inv)
+    if inv.verbose or inv.dryrun:
+        for line in nvcc_identity.verbose_variables(inv.cuda_archs):
+            print(f"#$ {line}", file=sys.stderr)
+        for note in inv.dropped:
+            print(f"cassc: ignoring {note}", file=sys.stderr)
+        if inv.host_compiler:
+            print(f"cassc: host compiler '{inv.host_compiler}' recorded; CUDA code is compiled by the HIP clang",
+                  file=sys.stderr)
+    _validate_inputs(inv)
+    toolchain = find_toolchain()
+    nvcc_identity.ensure_toolkit_layout()
+    if inv.keep:
+        keep_root = Path(inv.keep_dir or ".")
+        keep_root.mkdir(parents=True, exist_ok=True)
+        work_dir = Path(tempfile.mkdtemp(prefix="cassc-", dir=keep_root))
+    else:
+        work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
+    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror")
+    context = Context(inv, toolchain, work_dir, runner, Cache(enabled=None if not inv.dryrun else False))
+    try:
+        return PHASES[inv.phase](context)
+    finally:
+        if not inv.keep:
+            shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def _print_info(inv: Invocation) -> int:
+    if inv.info == "version":
+        try:
+            hip_version = find_toolchain().hip_version
+        except Exception:  # --version must answer even without a toolchain (CMake probes it first)
+            hip_version = "(not found)"
+        print(nvcc_identity.version_banner(inv.offload_archs, hip_version))
+    elif inv.info == "help":
+        print(nvcc_identity.HELP_TEXT, end="")
+    elif inv.info == "list-gpu-arch":
+        print(nvcc_identity.list_gpu_arch())
+    else:
+        print(nvcc_identity.list_gpu_code())
+    return 0
+
+
+def _validate_inputs(inv: Invocation) -> None:
+    if not inv.inputs:
+        raise UsageError("No input files specified; use option --help for more information")
+    for item in inv.inputs:
+        if item.kind is InputKind.UNKNOWN:
+            raise UsageError(f"Don't know what to do with '{item.path}'")
+        if not item.path.is_file():
+            what = "is a directory" if item.path.is_dir() else "does not exist"
+            raise InputError(f"cannot read input file '{item.path}': it {what}")
+        if item.kind is InputKind.DEVICE_CODE:
+            raise InputError(f"'{item.path}': PTX, cubin and fatbin inputs need cassc's binary path, "
+                             "which does not handle them yet")
+    outputs = [p for p in (inv.output, Path(inv.depfile) if inv.depfile else None) if p is not None]
+    for output in outputs:
+        for item in inv.inputs:
+            if output.exists() and item.path.exists() and output.resolve() == item.path.resolve():
+                raise OutputError(f"output '{output}' is also an input; cassc never overwrites its inputs")
+
+
+def _default_output(source: Path, suffix: str, inv: Invocation) -> Path:
+    name = Path(source.stem + suffix)
+    return inv.output_directory / name if inv.output_directory else name
+
+
+def _single_output_check(inv: Invocation, sources: list[InputFile]) -> None:
+    if inv.output is not None and len(sources) > 1:
+        raise UsageError("A single input file is required for a non-link phase when an outputfile is specified")
+
+
+def _sources_only(inv: Invocation, phase_name: str) -> list[InputFile]:
+    for item in inv.inputs:
+        if item.kind not in SOURCE_KINDS:
+            raise UsageError(f"'{item.path}' is not a source file; {phase_name} takes .cu, .c and .cpp files")
+    return list(inv.inputs)
+
+
+def _install(built: Path, output: Path) -> None:
+    with atomic_output(output) as temporary:
+        shutil.copyfile(built, temporary)
+
+
+# ------------------------------------------------------------------------------------------------
+# phases
+
+
+def compile_phase(ctx: Context) -> int:
+    sources = _sources_only(ctx.inv, "-c")
+    _single_output_check(ctx.inv, sources)
+    for index, source in enumerate(sources):
+        output = ctx.inv.output or _default_output(source.path, ".o", ctx.inv)
+        check_writable(output)
+        compiled = ctx.compile_source(index, source)
+        if ctx.runner.dryrun:
+            continue
+        _install(compiled.path, output)
+        if ctx.inv.depfile_with_compile:
+            _write_depfile(ctx, source, compiled.dependencies, output,
+                           nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
+                           depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
+    return 0
+
+
+def _write_depfile(ctx: Context, source: InputFile, dependencies: tuple[Path, ...], output: Path | None,
+                   nonsystem: bool, depfile: Path | None) -> None:
+    cwd = Path.cwd()
+    system_roots = SYSTEM_ROOTS + ((ctx.toolchain.root,) if ctx.toolchain.kind == "rocm" else ())
+    prerequisites = [str(source.path)]
+    for path in dependencies[1:]:
+        if nonsystem and any(path.is_relative_to(root) for root in system_roots):
+            continue
+        prerequisites.append(display_path(path, cwd))
+    targets = list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))]
+    text = format_depfile(targets, prerequisites, ctx.inv.depfile_phony_targets)
+    if depfile is None:
+        sys.stdout.write(text)
+        return
+    with atomic_output(depfile) as temporary:
+        temporary.write_text(text)
+
+
+def dependencies_phase(ctx: Context) -> int:
+    sources = _sources_only(ctx.inv, "-M")
+    for source in sources:
+        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+        flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
+        dependencies = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.work_dir)
+        if ctx.runner.dryrun:
+            continue
+        depfile = Path(ctx.inv.depfile) if ctx.inv.depfile else ctx.inv.output
+        _write_depfile(ctx, source, dependencies, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
+                       depfile=depfile)
+    return 0
+
+
+def preprocess_phase(ctx: Context) -> int:
+    sources = _sources_only(ctx.inv, "-E")
+    _single_output_check(ctx.inv, sources)
+    for source in sources:
+        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+        flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
+        text = stages.preprocess_unit(unit, flags, ctx.runner)
+        output = ctx.inv.output or (_default_output(source.path, ".cu.cpp.ii", ctx.inv)
+                                    if ctx.inv.phase == "cuda" else None)
+        if ctx.runner.dryrun:
+            continue
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            with atomic_output(output) as temporary:
+                temporary.write_text(text)
+    return 0
+
+
+# -cubin: the gfx code object; -fatbin: the offload bundle; -ptx: AMD GPU assembly (there is no PTX).
+DEVICE_ONLY_MODES = {
+    "cubin": (["--cuda-device-only", "-c", "--no-gpu-bundle-output"], ".cubin"),
+    "fatbin": (["--cuda-device-only", "-c", "--gpu-bundle-output"], ".fatbin"),
+    "ptx": (["--cuda-device-only", "-S", "--no-gpu-bundle-output"], ".ptx"),
+}
+
+
+def device_only_phase(ctx: Context) -> int:
+    sources = _sources_only(ctx.inv, f"-{ctx.inv.phase}")
+    _single_output_check(ctx.inv, sources)
+    mode, suffix = DEVICE_ONLY_MODES[ctx.inv.phase]
+    if ctx.inv.phase != "fatbin" and len(ctx.inv.offload_archs) > 1:
+        raise UsageError(f"-{ctx.inv.phase} produces code for one GPU; give a single --cassc-offload-arch")
+    for index, source in enumerate(sources):
+        if source.kind is not InputKind.CUDA:
+            raise UsageError(f"'{source.path}' has no device code; -{ctx.inv.phase} takes .cu files")
+        output = ctx.inv.output or _default_output(source.path, suffix, ctx.inv)
+        check_writable(output)
+        compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix)
+        if not ctx.runner.dryrun:
+            _install(compiled.path, output)
+    return 0
+
+
+def _objects_for_link(ctx: Context) -> list[Path]:
+    """Compile the sources; return every object and library input in command-line order."""
+    objects: list[Path] = []
+    for index, item in enumerate(ctx.inv.inputs):
+        if item.kind in SOURCE_KINDS:
+            objects.append(ctx.compile_source(index, item).path)
+        else:
+            objects.append(item.path)
+    return objects
+
+
+def _host_objects(paths: list[Path]) -> list[tuple[str, HostObject]]:
+    from cassc.formats.archive import ArchiveFormatError, is_archive, read_archive
+    from cassc.formats.host_object import HostObjectError, read_host_object
+
+    result = []
+    for path in paths:
+        if path.suffix == ".so" or ".so." in path.name:
+            continue
+        data = path.read_bytes()
+        try:
+            if is_archive(data):
+                for member in read_archive(data):
+                    if member.data[:4] == b"\x7fELF":
+                        result.append((f"{path}({member.name})", read_host_object(member.data, member.name)))
+            else:
+                result.append((str(path), read_host_object(data, str(path))))
+        except (ArchiveFormatError, HostObjectError) as error:
+            raise InputError(f"{path}: {error}") from error
+    return result
+
+
+def _device_link_object(ctx: Context, objects: list[Path]) -> Path | None:
+    if ctx.inv.no_device_link or ctx.runner.dryrun:
+        return None
+    hosts = _host_objects(objects)
+    if not stages.needs_device_link([h for _, h in hosts]):
+        return None
+    output = ctx.work_dir / "device-link.o"
+    stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
+    return output
+
+
+def link_phase(ctx: Context) -> int:
+    output = ctx.inv.output or Path("a.out")
+    check_writable(output)
+    objects = _objects_for_link(ctx)
+    device_object = _device_link_object(ctx, objects)
+    objects += [device_object] if device_object else []
+    if ctx.runner.dryrun:
+        stages.link(objects, ctx.inv, output, ctx.runner)
+        return 0
+    with atomic_output(output) as temporary:
+        stages.link(objects, ctx.inv, temporary, ctx.runner)
+    if ctx.inv.phase == "run":
+        program = str(output if output.is_absolute() or "/" in str(output) else Path(".") / output)
+        ctx.runner.show([program, *ctx.inv.run_args])
+        return run([program if "/" in program else f"./{program}", *ctx.inv.run_args],
+                   check=False, capture=False).returncode
+    return 0
+
+
+def lib_phase(ctx: Context) -> int:
+    output = ctx.inv.output or Path("a.a")
+    check_writable(output)
+    objects = _objects_for_link(ctx)
+    for item in ctx.inv.inputs:
+        if item.kind in (InputKind.ARCHIVE, InputKind.SHARED_LIBRARY):
+            raise UsageError(f"'{item.path}': -lib collects objects and sources, not libraries")
+    if ctx.runner.dryrun:
+        stages.archive(objects, ctx.inv, output, ctx.runner)
+        return 0
+    with atomic_output(output) as temporary:
+        stages.archive(objects, ctx.inv, temporary, ctx.runner)
+    return 0
+
+
+def device_link_phase(ctx: Context) -> int:
+    output = ctx.inv.output or Path("a_dlink.o")
+    check_writable(output)
+    objects = _objects_for_link(ctx)
+    if ctx.runner.dryrun:
+        return 0
+    hosts = _host_objects(objects)
+    with atomic_output(output) as temporary:
+        stages.device_link(hosts, ctx.inv.offload_archs, temporary, ctx.work_dir, ctx.runner)
+    return 0
+
+
+def unsupported_phase(ctx: Context) -> int:
+    raise UsageError(f"-{ctx.inv.phase} has no AMD equivalent")
+
+
+PHASES: dict[str, Callable[[Context], int]] = {
+    "compile": compile_phase,
+    "link": link_phase,
+    "run": link_phase,
+    "lib": lib_phase,
+    "device-link": device_link_phase,
+    "preprocess": preprocess_phase,
+    "cuda": preprocess_phase,
+    "dependencies": dependencies_phase,
+    "nonsystem-dependencies": dependencies_phase,
+    "cubin": device_only_phase,
+    "fatbin": device_only_phase,
+    "ptx": device_only_phase,
+    "optix-ir": unsupported_phase,
+}

@@ -1,0 +1,1 @@
+"""Binary formats cassc reads and writes, one module each, declared as structs."""

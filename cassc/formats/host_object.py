@@ -1,0 +1,66 @@
+"""What HIP puts into host ELF objects and executables, read with pyelftools.
+
+- `-fgpu-rdc` objects carry device bitcode in `__CLANG_OFFLOAD_BUNDLE__<triple>` sections and refer to
+  `__hip_fatbin_<cuid>` / `__hip_gpubin_handle_<cuid>`, which a device link must define.
+- Linked (or whole-program) device code lives in `.hip_fatbin` as offload bundles.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+from cassc.formats.offload_bundle import BundleEntry, read_bundles
+
+OFFLOAD_SECTION_PREFIX = "__CLANG_OFFLOAD_BUNDLE__"
+HIP_FATBIN_SECTION = ".hip_fatbin"
+FATBIN_SYMBOL_PREFIX = "__hip_fatbin_"
+CUID_SYMBOL_PREFIX = "__hip_cuid_"
+
+
+class HostObjectError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class HostObject:
+    device_sections: dict[str, bytes]  # offload triple -> device code (bitcode for -fgpu-rdc)
+    cuids: tuple[str, ...]  # compilation-unit ids of -fgpu-rdc translation units
+    undefined_fatbins: tuple[str, ...]  # `__hip_fatbin_<cuid>` this object needs from a device link
+    defined_fatbins: tuple[str, ...]
+    hip_fatbin: bytes  # contents of .hip_fatbin ("" if none)
+
+    def bundle_entries(self) -> list[BundleEntry]:
+        return read_bundles(self.hip_fatbin) if self.hip_fatbin else []
+
+
+def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        device_sections: dict[str, bytes] = {}
+        hip_fatbin = b""
+        cuids: list[str] = []
+        undefined: list[str] = []
+        defined: list[str] = []
+        for section in elf.iter_sections():
+            if section.name.startswith(OFFLOAD_SECTION_PREFIX):
+                triple = section.name[len(OFFLOAD_SECTION_PREFIX):]
+                if not triple.startswith("host-"):
+                    device_sections[triple] = section.data()
+            elif section.name == HIP_FATBIN_SECTION and section["sh_type"] != "SHT_NOBITS":
+                hip_fatbin = section.data()
+            elif isinstance(section, SymbolTableSection):
+                for symbol in section.iter_symbols():
+                    if symbol.name.startswith(CUID_SYMBOL_PREFIX):
+                        cuids.append(symbol.name[len(CUID_SYMBOL_PREFIX):])
+                    elif symbol.name.startswith(FATBIN_SYMBOL_PREFIX) and symbol.name != "__hip_fatbin_wrapper":
+                        is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
+                        (undefined if is_undefined else defined).append(symbol.name)
+    except (ELFError, ValueError, KeyError) as error:
+        raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
+    return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
+                      tuple(dict.fromkeys(defined)), hip_fatbin)

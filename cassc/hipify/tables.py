@@ -1,0 +1,56 @@
+"""The CUDA -> HIP rename tables, loaded from the TSV files beside this module.
+
+Each `tables/*.tsv` file has a `cuda<TAB>hip` header and one rename per line (`#` starts a comment).
+`headers.tsv` renames `#include` targets, `link-libraries.tsv` renames `-l` libraries; every other file
+renames identifiers. A CUDA name may appear in only one file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+TABLE_DIR = Path(__file__).parent / "tables"
+HEADER_TABLE = "headers.tsv"
+LINK_LIBRARY_TABLE = "link-libraries.tsv"
+
+
+@dataclass(frozen=True)
+class RenameTables:
+    identifiers: dict[str, str]
+    headers: dict[str, str]
+    link_libraries: dict[str, str]
+    sources: dict[str, str]  # CUDA name -> table file it came from
+
+
+def read_table(path: Path) -> list[tuple[str, str, int]]:
+    """Rows (cuda, hip, line number) of one TSV table."""
+    rows = []
+    lines = path.read_text().splitlines()
+    if not lines or lines[0].split("\t")[:2] != ["cuda", "hip"]:
+        raise ValueError(f"{path}:1: a table starts with the header 'cuda<TAB>hip'")
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        columns = line.split("\t")
+        if len(columns) < 2 or not columns[0] or not columns[1]:
+            raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip', got {line!r}")
+        rows.append((columns[0].strip(), columns[1].strip(), number))
+    return rows
+
+
+@cache
+def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
+    identifiers: dict[str, str] = {}
+    headers: dict[str, str] = {}
+    link_libraries: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    for path in sorted(table_dir.glob("*.tsv")):
+        target = {HEADER_TABLE: headers, LINK_LIBRARY_TABLE: link_libraries}.get(path.name, identifiers)
+        for cuda, hip, number in read_table(path):
+            if cuda in target:
+                raise ValueError(f"{path}:{number}: '{cuda}' is already renamed by {sources[cuda]}")
+            target[cuda] = hip
+            sources[cuda] = path.name
+    return RenameTables(identifiers, headers, link_libraries, sources)

@@ -1,0 +1,150 @@
+"""Hipify a translation unit out of tree.
+
+The source file and every local header it reaches (quoted includes next to the includer, and any
+include found in the user's -I/-isystem directories, recursively) are rewritten into a mirror
+directory at `<mirror root>/<original absolute path>`. Relative includes such as "../inc/x.cuh"
+therefore resolve inside the mirror exactly as they did in the user's tree, and each -I dir D is
+searched as `<mirror root>/D` before D itself. Each mirrored file starts with a `#line 1 "<original>"`
+directive, so diagnostics, __FILE__ and debug info name the user's own file and line.
+The user's files are only read, never written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassc.errors import InputError
+from cassc.hipify.rewrite import rewrite_source
+from cassc.hipify.tables import RenameTables
+
+# Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
+SYSTEM_ROOTS = (Path("/usr/include"), Path("/usr/lib"), Path("/usr/local/include"), Path("/opt/rocm"),
+                Path("/usr/local/cuda"))
+
+
+@dataclass(frozen=True)
+class MirroredFile:
+    original: Path  # absolute, as the user's tree has it
+    mirrored: Path
+    digest: str  # sha256 of the hipified text
+    renamed: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class HipifiedUnit:
+    mirror_root: Path
+    main: Path  # the mirrored source file to compile
+    files: tuple[MirroredFile, ...]
+    include_dirs: tuple[str, ...]  # -I list for the compiler: mirrored dir, then the original
+    system_include_dirs: tuple[str, ...]
+    pre_includes: tuple[str, ...]
+
+    def original_of(self, path: Path) -> Path:
+        """The user's path for a mirrored path (others are returned unchanged)."""
+        try:
+            return Path("/") / path.relative_to(self.mirror_root)
+        except ValueError:
+            return path
+
+
+def mirror_path(mirror_root: Path, original: Path) -> Path:
+    return mirror_root / original.relative_to(original.anchor)
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """How diagnostics name a user file: relative to the working directory when it lies below it."""
+    relative = os.path.relpath(path, cwd)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _is_system(path: Path, extra_roots: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(root) for root in SYSTEM_ROOTS + extra_roots)
+
+
+def hipify_unit(
+    source: Path,
+    *,
+    mirror_root: Path,
+    tables: RenameTables,
+    include_dirs: tuple[str, ...],
+    system_include_dirs: tuple[str, ...],
+    pre_includes: tuple[str, ...],
+    toolchain_roots: tuple[Path, ...] = (),
+    cwd: Path | None = None,
+) -> HipifiedUnit:
+    cwd = cwd or Path.cwd()
+    user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
+    user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
+    mirrored: dict[Path, MirroredFile] = {}
+    pending: list[tuple[Path, str | None]] = [(_absolute(cwd, source), str(source))]
+    pre_include_paths = []
+    for header in pre_includes:
+        found = _resolve(header, quoted=True, includer_dir=cwd, user_dirs=user_dirs)
+        if found:
+            pending.append((found, None))
+            pre_include_paths.append(str(mirror_path(mirror_root, found)))
+        else:
+            pre_include_paths.append(header)
+
+    while pending:
+        original, spelled = pending.pop()
+        if original in mirrored:
+            continue
+        try:
+            text = original.read_text(errors="surrogateescape")
+        except OSError as error:
+            raise InputError(f"cannot read '{spelled or original}': {error.strerror}") from error
+        result = rewrite_source(text, tables)
+        name = spelled if spelled is not None else display_path(original, cwd)
+        hipified = f'#line 1 "{_escape(name)}"\n{result.text}'
+        target = mirror_path(mirror_root, original)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        encoded = hipified.encode(errors="surrogateescape")
+        target.write_bytes(encoded)
+        mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
+                                          result.renamed, text.count("\n") + 1)
+        for include in result.includes:
+            found = _resolve(include.header, include.quoted, original.parent, user_dirs)
+            if found and found not in mirrored and not _is_system(found, toolchain_roots):
+                pending.append((found, None))
+
+    main_original = _absolute(cwd, source)
+    return HipifiedUnit(
+        mirror_root=mirror_root,
+        main=mirror_path(mirror_root, main_original),
+        files=tuple(mirrored.values()),
+        include_dirs=_interleave(mirror_root, include_dirs, cwd),
+        system_include_dirs=_interleave(mirror_root, system_include_dirs, cwd),
+        pre_includes=tuple(pre_include_paths),
+    )
+
+
+def _interleave(mirror_root: Path, dirs: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
+    result: list[str] = []
+    for directory in dirs:
+        absolute = _absolute(cwd, directory)
+        result += [str(mirror_path(mirror_root, absolute)), directory]
+    return tuple(result)
+
+
+def _resolve(header: str, quoted: bool, includer_dir: Path, user_dirs: list[Path]) -> Path | None:
+    candidates = ([includer_dir] if quoted else []) + user_dirs
+    for directory in candidates:
+        candidate = directory / header
+        if candidate.is_file():
+            return _absolute(directory, header)
+    return None
+
+
+def _absolute(base: Path, path: str | Path) -> Path:
+    """Absolute and lexically normalised, without resolving symlinks: the mirror must reproduce the
+    directory layout the includes were written against, and inside the mirror `..` is lexical."""
+    return Path(os.path.normpath(Path(base, path)))
+
+
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,152 @@
+"""What cassc tells build systems about itself, in the shapes they parse from nvcc.
+
+CMake matches `nvcc: [^\\n]+ Cuda compiler driver` and `V(\\d+\\.\\d+\\.\\d+)` in `--version`, reads the
+`#$ NAME=value` lines of `-v` (TOP, NVVMIR_LIBRARY_DIR, INCLUDES, LIBRARIES, PATH), takes the first
+`#$` command containing the LIBRARIES string as the link line, and collects `-arch compute_NN`.
+Other scripts read the banner's fourth line (`Cuda compilation tools, release X.Y, VX.Y.Z`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassc import __version__, locations
+
+CUDA_VERSION_DEFAULT = "12.9.999"  # the patch number 999 marks "not NVIDIA's", as SCALE does
+
+
+@dataclass(frozen=True)
+class CudaVersion:
+    major: int
+    minor: int
+    build: int
+
+    @classmethod
+    def current(cls) -> "CudaVersion":
+        text = os.environ.get("CASSC_CUDA_VERSION", CUDA_VERSION_DEFAULT)
+        parts = [int(p) for p in text.split(".")] + [0, 0]
+        return cls(parts[0], parts[1], parts[2] if len(text.split(".")) > 2 else 0)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.build}"
+
+
+def version_banner(offload_archs: tuple[str, ...], hip_version: str) -> str:
+    version = CudaVersion.current()
+    return "\n".join([
+        "nvcc: cassc, an NVIDIA-compatible Cuda compiler driver for AMD GPUs",
+        f"cassc {__version__}: builds CUDA for {', '.join(offload_archs)} with clang and HIP {hip_version}",
+        "Built on Fri_Nov_20_00:00:00_UTC_2026",
+        f"Cuda compilation tools, release {version.major}.{version.minor}, V{version}",
+        f"Build cassc_{__version__}/{'+'.join(offload_archs)}",
+    ])
+
+
+def toolkit_root() -> Path:
+    """The stand-in CUDA toolkit tree (bin/nvcc, include/, lib64/, nvvm/libdevice) in cassc's data dir."""
+    return locations.data_dir() / "toolkit"
+
+
+def toolkit_library_dirs() -> tuple[str, str]:
+    root = toolkit_root()
+    return (f"-L{root / 'lib64' / 'stubs'}", f"-L{root / 'lib64'}")
+
+
+def ensure_toolkit_layout() -> Path:
+    """The toolkit tree CMake's probe requires (nvvm/libdevice must exist), with bin/nvcc running this
+    cassc. Cheap when it is already there: build systems call cassc once per file."""
+    root = toolkit_root()
+    nvcc = root / "bin" / "nvcc"
+    script = f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m cassc \"$@\"\n"
+    if nvcc.exists() and nvcc.read_text() == script:
+        return root
+    for sub in ("bin", "include", "lib64/stubs", "nvvm/libdevice"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    staging = nvcc.with_name(f".nvcc.{os.getpid()}")
+    staging.write_text(script)
+    staging.chmod(0o755)
+    os.replace(staging, nvcc)
+    return root
+
+
+def verbose_variables(cuda_archs: tuple[int, ...]) -> list[str]:
+    """The `#$ NAME=value` block nvcc prints first under -v and --dryrun."""
+    root = toolkit_root()
+    bin_dir = root / "bin"
+    archs = cuda_archs or (52,)
+    return [
+        "_NVVM_BRANCH_=nvvm",
+        "_SPACE_=",
+        "_CUDART_=cudart",
+        f"_HERE_={bin_dir}",
+        f"_THERE_={bin_dir}",
+        "_TARGET_SIZE_=",
+        "_TARGET_DIR_=",
+        f"TOP={bin_dir}/..",
+        f"NVVMIR_LIBRARY_DIR={bin_dir}/../nvvm/libdevice",
+        f"PATH={bin_dir}:{os.environ.get('PATH', '')}",
+        f"INCLUDES=\"-I{root / 'include'}\"",
+        "SYSTEM_INCLUDES=",
+        f"LIBRARIES=  {' '.join(toolkit_library_dirs())}",
+        "CUDAFE_FLAGS=",
+        "PTXAS_FLAGS=",
+        "CASSC_CUDA_ARCHS=" + " ".join(f"-arch compute_{a}" for a in archs),
+    ]
+
+
+def predefined_macros(*, cuda_archs: tuple[int, ...], cuda_arch: int, rdc: bool, device_debug: bool,
+                      relaxed_constexpr: bool, extended_lambda: bool, extensible_whole_program: bool,
+                      ) -> list[str]:
+    """nvcc's identification macros as -D options. __NVCC__, __CUDACC__ and __CUDA_ARCH__ are defined
+    by cuda_compat.h instead, after the HIP headers have seen the AMD platform."""
+    version = CudaVersion.current()
+    archs = cuda_archs or (cuda_arch,)
+    macros = [
+        f"__CUDACC_VER_MAJOR__={version.major}",
+        f"__CUDACC_VER_MINOR__={version.minor}",
+        f"__CUDACC_VER_BUILD__={version.build}",
+        f"__CUDA_API_VER_MAJOR__={version.major}",
+        f"__CUDA_API_VER_MINOR__={version.minor}",
+        "__NVCC_DIAG_PRAGMA_SUPPORT__=1",
+        "__CUDACC_DEVICE_ATOMIC_BUILTINS__=1",
+        f"__CUDA_ARCH_LIST__={','.join(str(a * 10) for a in archs)}",
+        f"__CASSC_CUDA_ARCH__={cuda_arch * 10}",
+        "__CASSC__=1",
+    ]
+    flags = {"__CUDACC_RDC__": rdc, "__CUDACC_DEBUG__": device_debug,
+             "__CUDACC_RELAXED_CONSTEXPR__": relaxed_constexpr,
+             "__CUDACC_EXTENDED_LAMBDA__": extended_lambda, "__CUDACC_EWP__": extensible_whole_program}
+    macros += [f"{name}=1" for name, on in flags.items() if on]
+    return macros
+
+
+GPU_ARCHS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
+
+
+def list_gpu_arch() -> str:
+    return "\n".join(f"compute_{a}" for a in GPU_ARCHS)
+
+
+def list_gpu_code() -> str:
+    return "\n".join(f"sm_{a}" for a in GPU_ARCHS)
+
+
+HELP_TEXT = """\
+Usage  : cassc [options] <inputfile>   (an nvcc-compatible driver that builds for AMD GPUs)
+
+cassc accepts nvcc's options (see `nvcc --help`); every -arch/-code/-gencode value maps to the AMD
+target. Options of its own:
+  --cassc-offload-arch=gfxNNNN   AMD target(s) to build for (default gfx1100; env CASSC_OFFLOAD_ARCH)
+
+Subcommands:
+  cassc doctor [--json]          which AMD toolchain cassc uses, and what is missing
+  cassc setup                    prepare cassc's data directory (device libraries, toolkit tree)
+  cassc env                      shell lines that put cassc's stand-in CUDA toolkit first
+
+Environment: NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS, CASSC_OFFLOAD_ARCH, CASSC_CACHE=0 (no cache),
+CASSC_CACHE_DIR, CASSC_DATA_DIR, CASSC_CUDA_VERSION (version to report, default 12.9.999).
+"""

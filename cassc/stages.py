@@ -1,0 +1,351 @@
+"""The pipeline's stages. Each is a function from artifacts to an artifact, with its options explicit.
+
+    hipify_source:   .cu/.cpp (user's tree)      -> HipifiedUnit (mirror tree with #line)
+    compile_unit:    HipifiedUnit + flags        -> object (+ dependencies)   [cached by content]
+    preprocess_unit / dependencies_of_unit        -> text
+    device_link:     -fgpu-rdc objects           -> object holding the linked gfx code (`.incbin`)
+    link:            objects + libraries         -> executable or shared library
+    archive:         objects                     -> static library
+
+Command lines are built by the `*_flags` functions from the Invocation; every command runs through
+`Runner`, which prints it for -v/--dryrun and hands it to toolchain.run.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassc import __version__, toolchain as tools
+from cassc.cache import Cache, digest, file_digest
+from cassc.depfile import parse_depfile
+from cassc.errors import CompileError, ToolchainError
+from cassc.formats.host_object import HostObject
+from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
+from cassc.hipify.tables import load_tables
+from cassc.hipify.tree import HipifiedUnit, display_path, hipify_unit
+from cassc.invocation import InputKind, Invocation
+from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs
+
+DATA_DIR = Path(__file__).parent / "data"
+CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
+HOST_COMPAT_HEADER = DATA_DIR / "host_compat.h"
+
+
+@dataclass
+class Runner:
+    """Runs (or, for --dryrun, only shows) the toolchain's commands."""
+
+    toolchain: tools.Toolchain
+    verbose: bool = False
+    dryrun: bool = False
+    mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
+
+    def show(self, command: list[str]) -> None:
+        if self.verbose or self.dryrun:
+            print("#$ " + shlex.join(command), file=sys.stderr)
+
+    def run(self, command: list[str], *, what: str) -> str:
+        """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
+        self.show(command)
+        if self.dryrun:
+            return ""
+        result = tools.run(command, check=False)
+        diagnostics = result.stderr
+        if self.mirror_root is not None:
+            diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
+        if diagnostics:
+            sys.stderr.write(diagnostics)
+        if result.returncode != 0:
+            raise CompileError(f"{what} failed")
+        return result.stdout
+
+
+# ------------------------------------------------------------------------------------------------
+# flags
+
+
+def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
+    if kind is InputKind.CUDA:
+        flags = ["-x", "hip", *[f"--offload-arch={arch}" for arch in inv.offload_archs]]
+        if toolchain.kind == "rocm":
+            flags.append(f"--rocm-path={toolchain.root}")
+        flags.append(f"--rocm-device-lib-path={toolchain.device_lib_dir(inv.offload_archs)}")
+        flags += ["-include", str(CUDA_COMPAT_HEADER)]
+        flags += ["-D" + m for m in predefined_macros(
+            cuda_archs=inv.cuda_archs, cuda_arch=inv.cuda_arch, rdc=inv.rdc, device_debug=inv.device_debug,
+            relaxed_constexpr=inv.relaxed_constexpr, extended_lambda=inv.extended_lambda,
+            extensible_whole_program=inv.extensible_whole_program)]
+        flags += ["-fgpu-rdc"] if inv.rdc else []
+        device_opt = "0" if inv.device_debug and inv.device_optimize != "on" else "3"
+        flags += ["-Xarch_device", f"-O{device_opt}"]
+        if inv.device_debug:
+            flags += ["-Xarch_device", "-g"]
+        elif inv.line_info:
+            flags += ["-Xarch_device", "-gline-tables-only"]
+        flags += _math_flags(inv)
+        if inv.default_stream == "per-thread":
+            flags.append("-fgpu-default-stream=per-thread")
+        if inv.resource_usage:
+            flags.append("-Rpass-analysis=kernel-resource-usage")
+        for option in inv.host_compiler_options:
+            flags += ["-Xarch_host", option]
+        return flags
+    language = "c" if kind is InputKind.C else "c++"
+    flags = ["-x", language, "-D__HIP_PLATFORM_AMD__", "-include", str(HOST_COMPAT_HEADER)]
+    return flags + list(inv.host_compiler_options)
+
+
+def _math_flags(inv: Invocation) -> list[str]:
+    """nvcc's --use_fast_math = --ftz=true --prec-div=false --prec-sqrt=false --fmad=true; explicit
+    options override it."""
+    fast = inv.fast_math
+    flush = inv.flush_denormals if inv.flush_denormals is not None else fast
+    precise_div = inv.precise_division if inv.precise_division is not None else not fast
+    precise_sqrt = inv.precise_sqrt if inv.precise_sqrt is not None else not fast
+    flags = ["-fgpu-flush-denormals-to-zero"] if flush else []
+    if not (precise_div and precise_sqrt):
+        flags.append("-fno-hip-fp32-correctly-rounded-divide-sqrt")
+    if inv.fused_multiply_add is False:
+        flags.append("-ffp-contract=off")
+    return flags
+
+
+def _common_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
+    flags = [f"-O{inv.optimize}"] if inv.optimize else []
+    flags += ["-g"] if inv.debug else []
+    flags += ["-pg"] if inv.profile else []
+    flags += [f"-std={inv.std}"] if inv.std else []
+    flags += ["-fno-exceptions"] if inv.no_exceptions else []
+    flags += ["-w"] if inv.disable_warnings else []
+    flags += ["-Werror"] if "all-warnings" in inv.werror_kinds else []
+    flags += ["-Wno-deprecated-declarations"] if inv.no_deprecated_warnings else []
+    # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
+    flags.append("-Wno-unused-result")
+    if inv.template_depth:
+        flags.append(f"-ftemplate-depth={inv.template_depth}")
+    if inv.template_backtrace_limit:
+        flags.append(f"-ftemplate-backtrace-limit={inv.template_backtrace_limit}")
+    if toolchain.kind == "rocm":
+        flags += ["-isystem", str(toolchain.root / "include")]
+    flags += ["-D" + d for d in inv.defines]
+    flags += ["-U" + u for u in inv.undefines]
+    return flags
+
+
+def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, unit: HipifiedUnit) -> list[str]:
+    """The compiler flags for one hipified source, without the input, output and phase flags."""
+    flags = _common_flags(inv, toolchain) + _language_flags(kind, inv, toolchain)
+    for directory in unit.include_dirs:
+        flags.append(f"-I{directory}")
+    for directory in unit.system_include_dirs:
+        flags += ["-isystem", directory]
+    for header in unit.pre_includes:
+        flags += ["-include", header]
+    flags.append(f"-ffile-prefix-map={unit.mirror_root}/=/")
+    return flags
+
+
+# ------------------------------------------------------------------------------------------------
+# source stages
+
+
+def hipify_source(source: Path, inv: Invocation, toolchain: tools.Toolchain, work_dir: Path) -> HipifiedUnit:
+    return hipify_unit(
+        source,
+        mirror_root=work_dir / "mirror",
+        tables=load_tables(),
+        include_dirs=inv.include_dirs,
+        system_include_dirs=inv.system_include_dirs,
+        pre_includes=inv.pre_includes,
+        toolchain_roots=(toolchain.root,) if toolchain.kind == "rocm" else (),
+    )
+
+
+@dataclass(frozen=True)
+class CompiledObject:
+    path: Path
+    dependencies: tuple[Path, ...]  # the user's files the object was built from (source first)
+    cached: bool
+
+
+def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
+                 cache: Cache, mode: list[str] | None = None) -> CompiledObject:
+    """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
+    device-only outputs (-cubin/-fatbin/-ptx)."""
+    mode = mode or ["-c"]
+    raw_depfile = output.with_suffix(".clang.d")
+    command = [str(runner.toolchain.clang), *flags, *mode, str(unit.main), "-o", str(output),
+               "-MD", "-MF", str(raw_depfile)]
+    key = _compile_key(unit, kind, flags + mode, runner.toolchain)
+    hit = None if runner.dryrun else cache.lookup(key)
+    if hit is not None:
+        output.write_bytes(hit.file("output").read_bytes())
+        dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
+        runner.show(["# cassc: cache hit", str(unit.main), "->", str(output)])
+        return CompiledObject(output, dependencies, cached=True)
+    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}")
+    if runner.dryrun:
+        return CompiledObject(output, (), cached=False)
+    dependencies = _user_dependencies(unit, raw_depfile)
+    dependency_list = output.with_suffix(".deps.json")
+    dependency_list.write_text(json.dumps([str(p) for p in dependencies]))
+    mirrored = {f.original for f in unit.files}
+    extra = {str(p): file_digest(p) for p in dependencies if p not in mirrored}
+    cache.store(key, {"output": output, "dependencies.json": dependency_list},
+                {"extra_dependencies": extra, "source": str(unit.original_of(unit.main))})
+    return CompiledObject(output, dependencies, cached=False)
+
+
+def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain) -> str:
+    portable_flags = [f.replace(str(unit.mirror_root), "@MIRROR@") for f in flags]
+    parts: list[str | bytes] = ["compile", __version__, toolchain.identity(), kind.value,
+                                CUDA_COMPAT_HEADER.read_bytes(), HOST_COMPAT_HEADER.read_bytes(),
+                                "\0".join(portable_flags)]
+    for mirrored in sorted(unit.files, key=lambda f: str(f.original)):
+        parts += [str(mirrored.original), mirrored.digest]
+    return digest(*parts)
+
+
+def _user_dependencies(unit: HipifiedUnit, raw_depfile: Path) -> tuple[Path, ...]:
+    """clang's dependencies, mapped from the mirror to the user's files; cassc's own files dropped."""
+    try:
+        prerequisites = parse_depfile(raw_depfile.read_text())
+    except OSError:
+        return (unit.original_of(unit.main),)
+    result: list[Path] = []
+    for name in prerequisites:
+        path = unit.original_of(Path(name))
+        if path.is_relative_to(DATA_DIR) or path in result:
+            continue
+        result.append(path)
+    return tuple(result)
+
+
+def preprocess_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, host_only: bool = True) -> str:
+    mode = ["-E", "--cuda-host-only"] if host_only and "-x" in flags and "hip" in flags else ["-E"]
+    return runner.run([str(runner.toolchain.clang), *flags, *mode, str(unit.main)], what="preprocessing")
+
+
+def dependencies_of_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, work_dir: Path) -> tuple[Path, ...]:
+    raw_depfile = work_dir / "deps.clang.d"
+    mode = ["--cuda-host-only"] if "hip" in flags else []
+    runner.run([str(runner.toolchain.clang), *flags, *mode, "-M", "-MF", str(raw_depfile), str(unit.main)],
+               what="generating dependencies")
+    return () if runner.dryrun else _user_dependencies(unit, raw_depfile)
+
+
+# ------------------------------------------------------------------------------------------------
+# device link: -fgpu-rdc objects -> one object holding the linked device code
+
+
+DEVICE_LINK_STUB = """\
+# cassc device link: the linked device code, registered by the -fgpu-rdc objects below
+  .protected {handle}
+  .type {handle},@object
+  .section .hip_gpubin_handle,"aw"
+  .globl {handle}
+  .p2align 3
+{handle}:
+  .zero 8
+{handle_aliases}
+  .protected {fatbin}
+  .type {fatbin},@object
+  .section .hip_fatbin,"a",@progbits
+  .globl {fatbin}
+  .p2align 12
+{fatbin_aliases}
+{fatbin}:
+  .incbin "{bundle}"
+  .section .note.GNU-stack,"",@progbits
+"""
+
+
+def needs_device_link(objects: list[HostObject]) -> bool:
+    defined = {name for o in objects for name in o.defined_fatbins}
+    return any(name not in defined for o in objects for name in o.undefined_fatbins)
+
+
+def device_link(objects: list[tuple[str, HostObject]], offload_archs: tuple[str, ...], output: Path,
+                work_dir: Path, runner: Runner) -> None:
+    """Link the device code of -fgpu-rdc objects into `output`: lld links each target's bitcode into a
+    code object, the code objects go into one offload bundle, and an assembler stub `.incbin`s it
+    under the `__hip_fatbin_<cuid>` names every object's registration code refers to."""
+    rdc = [(name, o) for name, o in objects if o.undefined_fatbins and o.device_sections]
+    cuids = [cuid for _, o in rdc for cuid in o.cuids]
+    stub = work_dir / "device-link.s"
+    if not cuids:
+        stub.write_text('  .section .note.GNU-stack,"",@progbits\n')
+    else:
+        entries = [BundleEntry(HOST_TRIPLE, b"")]
+        for arch in offload_archs:
+            triple = f"hip-amdgcn-amd-amdhsa--{arch}"
+            inputs = []
+            for index, (name, o) in enumerate(rdc):
+                if triple not in o.device_sections:
+                    raise ToolchainError(f"{name} has no device code for {arch}: rebuild it with "
+                                         f"--cassc-offload-arch={','.join(offload_archs)}")
+                path = work_dir / f"device-{arch}-{index}.bc"
+                path.write_bytes(o.device_sections[triple])
+                inputs.append(str(path))
+            code_object = work_dir / f"device-{arch}.hsaco"
+            runner.run([str(runner.toolchain.lld), "-m", "elf64_amdgpu", "--no-undefined", "-shared",
+                        "-plugin-opt=-amdgpu-internalize-symbols", f"-plugin-opt=mcpu={arch}", "-plugin-opt=O3",
+                        "--whole-archive", *inputs, "--no-whole-archive", "-o", str(code_object)],
+                       what=f"device link for {arch}")
+            entries.append(BundleEntry(device_triple(arch), b"" if runner.dryrun else code_object.read_bytes()))
+        bundle = work_dir / "device-link.hipfb"
+        bundle.write_bytes(write_bundle(entries))
+        first = cuids[0]
+        stub.write_text(DEVICE_LINK_STUB.format(
+            handle=f"__hip_gpubin_handle_{first}",
+            fatbin=f"__hip_fatbin_{first}",
+            handle_aliases="\n".join(f"  .globl __hip_gpubin_handle_{c}\n  .set __hip_gpubin_handle_{c},"
+                                     f"__hip_gpubin_handle_{first}" for c in cuids[1:]),
+            fatbin_aliases="\n".join(f"  .globl __hip_fatbin_{c}\n  .set __hip_fatbin_{c},__hip_fatbin_{first}"
+                                     for c in cuids[1:]),
+            bundle=bundle,
+        ))
+    runner.run([str(runner.toolchain.clang), "-c", "-x", "assembler", str(stub), "-o", str(output)],
+               what="assembling the device link object")
+
+
+# ------------------------------------------------------------------------------------------------
+# link and archive
+
+
+def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
+    """Libraries and options of a host link: the user's, then the HIP runtime. CUDA library names
+    (-lcudart, -lcurand...) become their HIP counterparts."""
+    renames = load_tables().link_libraries
+    flags = ["-shared"] if inv.shared else []
+    flags += ["-g"] if inv.debug else []
+    flags += ["-pg"] if inv.profile else []
+    flags += list(inv.host_compiler_options)
+    flags += [f"-L{d}" for d in inv.library_dirs]
+    flags += list(toolkit_library_dirs())
+    for library in inv.libraries:
+        hip = renames.get(library, library)
+        if hip != "amdhip64":
+            flags.append(f"-l{hip}")
+    for option in inv.host_linker_options:
+        flags += ["-Xlinker", option]
+    flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]
+    if toolchain.kind == "rocm":
+        flags.append(f"-Wl,-rpath,{toolchain.hip_lib_dir}")
+    flags.append("-Wno-unused-command-line-argument")
+    return flags
+
+
+def link(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:
+    runner.run([str(runner.toolchain.clang), *[str(o) for o in objects], *link_flags(inv, runner.toolchain),
+                "-o", str(output)], what="linking")
+
+
+def archive(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:
+    archiver = inv.archiver or str(runner.toolchain.archiver)
+    runner.run([archiver, "qc", *inv.archiver_options, str(output), *[str(o) for o in objects]],
+               what="creating the static library")
