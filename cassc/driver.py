@@ -46,6 +46,7 @@ class Context:
 def execute(inv: Invocation) -> int:
     if inv.info:
         return _print_info(inv)
+    nvcc_identity.ensure_toolkit_layout()  # CMake's probe (-v) requires the tree it names to exist
     if inv.verbose or inv.dryrun:
         for line in nvcc_identity.verbose_variables(inv.cuda_archs):
             print(f"#$ {line}", file=sys.stderr)
@@ -56,7 +57,6 @@ def execute(inv: Invocation) -> int:
                   file=sys.stderr)
     _validate_inputs(inv)
     toolchain = find_toolchain()
-    nvcc_identity.ensure_toolkit_layout()
     if inv.keep:
         keep_root = Path(inv.keep_dir or ".")
         keep_root.mkdir(parents=True, exist_ok=True)

@@ -274,8 +274,10 @@ def device_link(objects: list[tuple[str, HostObject]], offload_archs: tuple[str,
     """Link the device code of -fgpu-rdc objects into `output`: lld links each target's bitcode into a
     code object, the code objects go into one offload bundle, and an assembler stub `.incbin`s it
     under the `__hip_fatbin_<cuid>` names every object's registration code refers to."""
-    rdc = [(name, o) for name, o in objects if o.undefined_fatbins and o.device_sections]
-    cuids = [cuid for _, o in rdc for cuid in o.cuids]
+    # Every -fgpu-rdc object contributes device code; only those that register kernels or variables
+    # refer to the fatbin (a file of __device__ functions alone has no registration code).
+    rdc = [(name, o) for name, o in objects if o.device_sections]
+    cuids = [cuid for _, o in rdc if o.undefined_fatbins for cuid in o.cuids]
     stub = work_dir / "device-link.s"
     if not cuids:
         stub.write_text('  .section .note.GNU-stack,"",@progbits\n')

@@ -8,11 +8,13 @@ from elftools.elf.elffile import ELFFile
 
 EM_AMDGPU = 224
 EF_AMDGPU_MACH_MASK = 0xFF
-# EF_AMDGPU_MACH values from LLVM's ELF.h (the ones cassc users meet).
+# EF_AMDGPU_MACH values from LLVM's include/llvm/BinaryFormat/ELF.h (the targets cassc users meet).
 MACH_NAMES = {
-    0x02C: "gfx906", 0x02F: "gfx908", 0x030: "gfx90a", 0x033: "gfx1010", 0x036: "gfx1030",
-    0x037: "gfx1031", 0x040: "gfx942", 0x041: "gfx1100", 0x042: "gfx1101", 0x043: "gfx1102",
-    0x044: "gfx1103", 0x048: "gfx1150", 0x049: "gfx1151", 0x04C: "gfx1200", 0x04E: "gfx1201",
+    0x02F: "gfx906", 0x030: "gfx908", 0x033: "gfx1010", 0x034: "gfx1011", 0x035: "gfx1012",
+    0x036: "gfx1030", 0x037: "gfx1031", 0x038: "gfx1032", 0x039: "gfx1033", 0x03D: "gfx1035",
+    0x03E: "gfx1034", 0x03F: "gfx90a", 0x041: "gfx1100", 0x042: "gfx1013", 0x043: "gfx1150",
+    0x044: "gfx1103", 0x045: "gfx1036", 0x046: "gfx1101", 0x047: "gfx1102", 0x048: "gfx1200",
+    0x04A: "gfx1151", 0x04C: "gfx942", 0x04E: "gfx1201", 0x055: "gfx1152",
 }
 
 

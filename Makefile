@@ -1,0 +1,41 @@
+# Two commands do everything on a fresh Debian 12 machine:
+#   make demo   installs what is missing, builds examples/ for gfx1100 with cassc, shows the result
+#   make test   installs what is missing, runs the test suite
+PYTHON ?= python3
+VENV := .venv
+CASSC := $(abspath $(VENV)/bin/cassc)
+APT_PACKAGES := clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev \
+	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+TEST_JOBS ?= 2
+
+.PHONY: setup toolchain demo test clean-examples
+
+setup: toolchain $(VENV)/.installed
+	$(CASSC) setup
+
+# The Debian AMD toolchain, installed only when something is missing. ROCm users (ROCM_PATH or
+# /opt/rocm) need none of it: cassc prefers their install.
+toolchain:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[test]'
+	touch $@
+
+demo: setup
+	$(MAKE) -C examples clean
+	$(MAKE) -C examples NVCC=$(CASSC)
+	$(VENV)/bin/python examples/show_outputs.py examples
+
+test: setup
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) tests
+
+clean-examples:
+	$(MAKE) -C examples clean

@@ -1,0 +1,50 @@
+"""What build systems parse from nvcc: --version, -v, --dryrun, the CMake toolkit probe."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import write
+
+
+def test_version_banner_has_nvccs_shape(cassc) -> None:
+    lines = cassc("--version").stdout.splitlines()
+    assert len(lines) == 5
+    assert re.match(r"nvcc: [^\n]+ Cuda compiler driver", lines[0])  # CMake's vendor regex
+    assert re.search(r"V(\d+\.\d+\.\d+)", "\n".join(lines))
+    assert re.fullmatch(r"Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+", lines[3])
+    assert "cassc" in lines[1]
+
+
+def test_cmake_toolkit_probe(cassc) -> None:
+    result = cassc("-v", "__cmake_determine_cuda", check=False)
+    assert result.returncode == 1
+    top = re.search(r"^#\$ TOP=(.*)$", result.stderr, re.M)
+    assert top and Path(top.group(1), "nvvm", "libdevice").is_dir()
+    assert re.search(r"^#\$ NVVMIR_LIBRARY_DIR=.*nvvm/libdevice$", result.stderr, re.M)
+    assert "Don't know what to do with '__cmake_determine_cuda'" in result.stderr
+
+
+def test_dryrun_prints_a_link_line_containing_libraries(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "int main() { return 0; }\n")
+    result = cassc("--dryrun", "-arch=sm_75", "k.cu")
+    libraries = re.search(r"^#\$ LIBRARIES= *(.*)$", result.stderr, re.M).group(1)  # type: ignore[union-attr]
+    commands = [line for line in result.stderr.splitlines() if line.startswith("#$ ") and "=" not in line.split()[1]]
+    assert any(libraries in line for line in commands)
+    assert "-arch compute_75" in result.stderr
+    assert not (tmp_path / "a.out").exists()
+
+
+def test_info_options(cassc) -> None:
+    assert "compute_80" in cassc("--list-gpu-arch").stdout
+    assert "sm_90" in cassc("-code-ls").stdout
+    assert "--cassc-offload-arch" in cassc("--help").stdout
+
+
+def test_doctor_json(cassc) -> None:
+    import json
+
+    report = json.loads(cassc("doctor", "--json").stdout)
+    assert report["toolchain"]["kind"] in ("rocm", "debian")
+    assert report["problems"] == []
