@@ -18,17 +18,20 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest
 from cassc.depfile import parse_depfile
 from cassc.errors import CompileError, ToolchainError
-from cassc.formats.host_object import HostObject
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import load_tables
 from cassc.hipify.tree import HipifiedUnit, display_path, hipify_unit
 from cassc.invocation import InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs
+
+if TYPE_CHECKING:  # pyelftools is imported only by builds that link
+    from cassc.formats.host_object import HostObject
 
 DATA_DIR = Path(__file__).parent / "data"
 CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
@@ -47,6 +50,10 @@ class Runner:
     def show(self, command: list[str]) -> None:
         if self.verbose or self.dryrun:
             print("#$ " + shlex.join(command), file=sys.stderr)
+
+    def note(self, message: str) -> None:
+        if self.verbose or self.dryrun:
+            print(f"cassc: {message}", file=sys.stderr)
 
     def run(self, command: list[str], *, what: str) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
@@ -185,7 +192,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     if hit is not None:
         output.write_bytes(hit.file("output").read_bytes())
         dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
-        runner.show(["# cassc: cache hit", str(unit.main), "->", str(output)])
+        runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
     runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}")
     if runner.dryrun:
