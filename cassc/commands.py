@@ -39,7 +39,9 @@ def _diagnose() -> dict[str, object]:
             "hip_lib_dir": str(found.hip_lib_dir), "device_libraries": str(found.bitcode_dir),
             "hipcc": str(found.hipcc) if found.hipcc else None,
         }
-        problems += [f"missing: {p} ({tools.DEBIAN_INSTALL_HINT})" for p in tools.missing_parts(found)]
+        fix = (tools.DEBIAN_INSTALL_HINT if found.kind == "debian"
+               else f"repair the ROCm install at {found.root} or point ROCM_PATH at a complete one")
+        problems += [f"missing {p}: {fix}" for p in tools.missing_parts(found)]
         try:
             report["device_library_dir"] = str(found.device_lib_dir(_offload_archs()))
         except CasscError as error:

@@ -55,6 +55,8 @@ def execute(inv: Invocation) -> int:
         if inv.host_compiler:
             print(f"cassc: host compiler '{inv.host_compiler}' recorded; CUDA code is compiled by the HIP clang",
                   file=sys.stderr)
+    if inv.clean_targets:
+        return _clean_targets(inv)
     _validate_inputs(inv)
     toolchain = find_toolchain()
     if inv.keep:
@@ -70,6 +72,31 @@ def execute(inv: Invocation) -> int:
     finally:
         if not inv.keep:
             shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def _clean_targets(inv: Invocation) -> int:
+    """nvcc -clean-targets: delete the files this command line would produce, build nothing."""
+    sources = [i for i in inv.inputs if i.kind in SOURCE_KINDS]
+    default_names = {"link": "a.out", "run": "a.out", "lib": "a.a", "device-link": "a_dlink.o"}
+    planned: list[Path] = []
+    if inv.phase in default_names:
+        planned.append(inv.output or Path(default_names[inv.phase]))
+    elif inv.phase in ("compile", *DEVICE_ONLY_MODES):
+        suffix = DEVICE_ONLY_MODES[inv.phase][1] if inv.phase in DEVICE_ONLY_MODES else ".o"
+        outputs = [inv.output] if inv.output else [_default_output(s.path, suffix, inv) for s in sources]
+        planned += [o for o in outputs if o is not None]
+        if inv.depfile_with_compile:
+            planned += [Path(inv.depfile)] if inv.depfile else [o.with_suffix(".d") for o in outputs if o]
+    elif inv.output:
+        planned.append(inv.output)
+    inputs = {i.path.resolve() for i in inv.inputs if i.path.exists()}
+    for path in planned:
+        if path.exists() and path.resolve() not in inputs:
+            if inv.verbose or inv.dryrun:
+                print(f"#$ rm {path}", file=sys.stderr)
+            if not inv.dryrun:
+                path.unlink()
+    return 0
 
 
 def _print_info(inv: Invocation) -> int:

@@ -92,3 +92,12 @@ def test_run_builds_and_executes(cassc, tmp_path: Path) -> None:
                                  '{ std::printf("args=%d\\n", argc); return 3; }\n')
     result = cassc("-run", "hello.cu", "-run-args", "x,y", check=False)
     assert result.returncode == 3 and "args=3" in result.stdout
+
+
+def test_clean_targets_removes_what_the_command_would_build(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "int main() { return 0; }\n")
+    cassc("-c", "k.cu", "-MD")
+    assert (tmp_path / "k.o").exists() and (tmp_path / "k.d").exists()
+    cassc("-c", "k.cu", "-MD", "-clean-targets")
+    assert not (tmp_path / "k.o").exists() and not (tmp_path / "k.d").exists()
+    assert (tmp_path / "k.cu").exists()
