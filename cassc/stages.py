@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -349,9 +350,30 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     return flags
 
 
+def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:
+    """The program that links: the -ccbin host compiler when given (its C++ driver: a link needs the
+    C++ runtime), else the HIP clang. Device code is already linked, so any host linker will do."""
+    if not inv.host_compiler:
+        return str(toolchain.clang)
+    chosen = Path(inv.host_compiler)
+    if chosen.is_dir():
+        chosen = chosen / "g++"
+    cxx_names = {"gcc": "g++", "clang": "clang++", "cc": "c++"}
+    stem, dash, version = chosen.name.partition("-")
+    if stem in cxx_names:
+        chosen = chosen.with_name(cxx_names[stem] + dash + version)
+    found = shutil.which(str(chosen))
+    if found is None:
+        raise ToolchainError(f"host compiler '{inv.host_compiler}' (-ccbin) not found: no {chosen}")
+    return found
+
+
 def link(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:
-    runner.run([str(runner.toolchain.clang), *[str(o) for o in objects], *link_flags(inv, runner.toolchain),
-                "-o", str(output)], what="linking")
+    linker = host_linker(inv, runner.toolchain)
+    flags = link_flags(inv, runner.toolchain)
+    if Path(linker) != runner.toolchain.clang:
+        flags.remove("-Wno-unused-command-line-argument")
+    runner.run([linker, *[str(o) for o in objects], *flags, "-o", str(output)], what="linking")
 
 
 def archive(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:

@@ -101,3 +101,12 @@ def test_clean_targets_removes_what_the_command_would_build(cassc, tmp_path: Pat
     cassc("-c", "k.cu", "-MD", "-clean-targets")
     assert not (tmp_path / "k.o").exists() and not (tmp_path / "k.d").exists()
     assert (tmp_path / "k.cu").exists()
+
+
+def test_ccbin_host_compiler_links(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "__global__ void k(int* p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
+    result = cassc("-v", "-ccbin", "gcc", "k.cu", "-o", "app")
+    assert any(line.startswith("#$ /usr/bin/g++ ") for line in result.stderr.splitlines())
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    missing = cassc("-ccbin", "/nonexistent/g++", "k.cu", "-o", "app2", check=False)
+    assert missing.returncode == 1 and "-ccbin" in missing.stderr and not (tmp_path / "app2").exists()
