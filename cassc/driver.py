@@ -286,9 +286,15 @@ def _host_objects(paths: list[Path]) -> list[tuple[str, HostObject]]:
 
 
 def _device_link_object(ctx: Context, objects: list[Path]) -> Path | None:
-    if ctx.inv.no_device_link or ctx.runner.dryrun:
+    if ctx.runner.dryrun:
         return None
     hosts = _host_objects(objects)
+    nvcc_built = [name for name, host in hosts if host.has_cuda_device_code]
+    if nvcc_built:
+        raise InputError(f"{nvcc_built[0]} holds device code built by NVIDIA's nvcc; rebuild it from source "
+                         "with cassc (translating nvcc-built objects is cassc's binary path, not yet available)")
+    if ctx.inv.no_device_link:
+        return None
     if not stages.needs_device_link([h for _, h in hosts]):
         return None
     output = ctx.work_dir / "device-link.o"

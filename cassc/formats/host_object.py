@@ -18,6 +18,7 @@ from cassc.formats.offload_bundle import BundleEntry, read_bundles
 
 OFFLOAD_SECTION_PREFIX = "__CLANG_OFFLOAD_BUNDLE__"
 HIP_FATBIN_SECTION = ".hip_fatbin"
+CUDA_FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # device code nvcc put there
 FATBIN_SYMBOL_PREFIX = "__hip_fatbin_"
 CUID_SYMBOL_PREFIX = "__hip_cuid_"
 
@@ -33,6 +34,7 @@ class HostObject:
     undefined_fatbins: tuple[str, ...]  # `__hip_fatbin_<cuid>` this object needs from a device link
     defined_fatbins: tuple[str, ...]
     hip_fatbin: bytes  # contents of .hip_fatbin ("" if none)
+    has_cuda_device_code: bool  # built by NVIDIA's nvcc: its device code is for NVIDIA GPUs
 
     def bundle_entries(self) -> list[BundleEntry]:
         return read_bundles(self.hip_fatbin) if self.hip_fatbin else []
@@ -43,6 +45,7 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         elf = ELFFile(io.BytesIO(data))
         device_sections: dict[str, bytes] = {}
         hip_fatbin = b""
+        has_cuda_device_code = False
         cuids: list[str] = []
         undefined: list[str] = []
         defined: list[str] = []
@@ -51,6 +54,8 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
                 triple = section.name[len(OFFLOAD_SECTION_PREFIX):]
                 if not triple.startswith("host-"):
                     device_sections[triple] = section.data()
+            elif section.name in CUDA_FATBIN_SECTIONS and section["sh_size"] > 0:
+                has_cuda_device_code = True
             elif section.name == HIP_FATBIN_SECTION and section["sh_type"] != "SHT_NOBITS":
                 hip_fatbin = section.data()
             elif isinstance(section, SymbolTableSection):
@@ -63,4 +68,4 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
     except (ELFError, ValueError, KeyError) as error:
         raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
     return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
-                      tuple(dict.fromkeys(defined)), hip_fatbin)
+                      tuple(dict.fromkeys(defined)), hip_fatbin, has_cuda_device_code)
