@@ -12,6 +12,7 @@ TEST_JOBS ?= 2
 .PHONY: setup toolchain demo test clean-examples
 
 setup: toolchain $(VENV)/.installed
+	$(VENV)/bin/python -m compileall -q cassc  # build systems start cassc per file: keep bytecode ready
 	$(CASSC) setup
 
 # The Debian AMD toolchain, installed only when something is missing. ROCm users (ROCM_PATH or

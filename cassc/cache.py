@@ -2,8 +2,9 @@
 
 An entry is a directory `<cache>/v1/<key[:2]>/<key>/` holding the stage's output files and
 `meta.json`. It is built under a temporary name and renamed into place in one step, so concurrent
-builds (`make -j`) and killed builds never see a partial entry. `meta.json` lists files outside the
-hashed inputs that the output also depends on (with their sha256), checked on every hit.
+builds (`make -j`) and killed builds never see a partial entry. `meta.json` lists the files outside the
+hashed inputs that the output also depends on, checked on every hit: the user's by sha256, system and
+toolchain headers by size and modification time.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
+def file_stamp(path: Path) -> list[int] | None:
+    """Size and modification time: enough for system headers, which change only by reinstalling."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
+
+
 @dataclass(frozen=True)
 class CacheEntry:
     directory: Path
@@ -64,6 +74,9 @@ class Cache:
             return None
         for path, expected in dict(meta.get("extra_dependencies", {})).items():
             if file_digest(Path(path)) != expected:
+                return None
+        for path, stamp in dict(meta.get("system_dependencies", {})).items():
+            if file_stamp(Path(path)) != stamp:
                 return None
         return CacheEntry(directory, meta)
 

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cassc import __version__, toolchain as tools
-from cassc.cache import Cache, digest, file_digest
+from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import load_tables
-from cassc.hipify.tree import HipifiedUnit, display_path, hipify_unit
+from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
 from cassc.invocation import InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs
 
@@ -185,10 +185,13 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
     device-only outputs (-cubin/-fatbin/-ptx)."""
     mode = mode or ["-c"]
-    raw_depfile = output.with_suffix(".clang.d")
-    command = [str(runner.toolchain.clang), *flags, *mode, str(unit.main), "-o", str(output),
-               "-MD", "-MF", str(raw_depfile)]
     key = _compile_key(unit, kind, flags + mode, runner.toolchain)
+    raw_depfile = output.with_suffix(".clang.d")
+    # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
+    # reproducible while staying unique per translation unit and configuration.
+    cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
+    command = [str(runner.toolchain.clang), *flags, *cuid, *mode, str(unit.main), "-o", str(output),
+               "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun else cache.lookup(key)
     if hit is not None:
         output.write_bytes(hit.file("output").read_bytes())
@@ -202,10 +205,20 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     dependency_list = output.with_suffix(".deps.json")
     dependency_list.write_text(json.dumps([str(p) for p in dependencies]))
     mirrored = {f.original for f in unit.files}
-    extra = {str(p): file_digest(p) for p in dependencies if p not in mirrored}
-    cache.store(key, {"output": output, "dependencies.json": dependency_list},
-                {"extra_dependencies": extra, "source": str(unit.original_of(unit.main))})
+    outside = [p for p in dependencies if p not in mirrored]
+    system = [p for p in outside if is_system_header(p, runner.toolchain)]
+    cache.store(key, {"output": output, "dependencies.json": dependency_list}, {
+        "extra_dependencies": {str(p): file_digest(p) for p in outside if p not in system},
+        "system_dependencies": {str(p): file_stamp(p) for p in system},
+        "source": str(unit.original_of(unit.main)),
+    })
     return CompiledObject(output, dependencies, cached=False)
+
+
+def is_system_header(path: Path, toolchain: tools.Toolchain) -> bool:
+    """Headers of the system and the toolchain: checked by size and time on a cache hit, not hashed."""
+    roots = SYSTEM_ROOTS + ((toolchain.root,) if toolchain.kind == "rocm" else ())
+    return any(path.is_relative_to(root) for root in roots)
 
 
 def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain) -> str:
@@ -224,12 +237,11 @@ def _user_dependencies(unit: HipifiedUnit, raw_depfile: Path) -> tuple[Path, ...
         prerequisites = parse_depfile(raw_depfile.read_text())
     except OSError:
         return (unit.original_of(unit.main),)
-    result: list[Path] = []
+    result: dict[Path, None] = {}
     for name in prerequisites:
         path = unit.original_of(Path(name))
-        if path.is_relative_to(DATA_DIR) or path in result:
-            continue
-        result.append(path)
+        if not path.is_relative_to(DATA_DIR):
+            result[path] = None
     return tuple(result)
 
 
