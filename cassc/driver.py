@@ -40,7 +40,8 @@ class Context:
         flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
         output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
         output.parent.mkdir(parents=True, exist_ok=True)
-        return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode)
+        return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
+                                   use_hipcc=self.inv.use_hipcc)
 
 
 def execute(inv: Invocation) -> int:

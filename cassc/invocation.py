@@ -118,6 +118,7 @@ class Invocation:
     no_device_link: bool = False
     archiver: str | None = None
     host_compiler: str | None = None
+    use_hipcc: bool = False  # compile through ROCm's hipcc instead of calling its clang directly
     # driver behaviour
     verbose: bool = False
     dryrun: bool = False
@@ -370,6 +371,8 @@ def _finish(values: dict[str, object], env: Mapping[str, str]) -> Invocation:
     _resolve_archs(values, env)
     if "phase" not in values:
         values["phase"] = "link"
+    if env.get("CASSC_USE_HIPCC", "0") not in ("0", "", "false", "no", "off"):
+        values["use_hipcc"] = True
     ptxas = values.get("ptxas_options", ())
     if "-v" in ptxas or "--verbose" in ptxas:  # type: ignore[operator]
         values["resource_usage"] = True

@@ -210,6 +210,8 @@ NVCC_OPTIONS: tuple[Option, ...] = (
     # --- cassc's own options (never reach nvcc-only scripts) --------------------------------------
     Option("cassc-offload-arch", "cassc-offload-arch", L, APPEND, "offload_archs",
            note="AMD targets to build for (default gfx1100, or $CASSC_OFFLOAD_ARCH)"),
+    Option("cassc-use-hipcc", "cassc-use-hipcc", F, SET, "use_hipcc", True,
+           note="compile through the ROCm install's hipcc (or $CASSC_USE_HIPCC=1)"),
 )
 
 

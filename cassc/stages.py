@@ -56,12 +56,12 @@ class Runner:
         if self.verbose or self.dryrun:
             print(f"cassc: {message}", file=sys.stderr)
 
-    def run(self, command: list[str], *, what: str) -> str:
+    def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
-        self.show(command)
+        self.show([f"{k}={v}" for k, v in (env or {}).items()] + command)
         if self.dryrun:
             return ""
-        result = tools.run(command, check=False)
+        result = tools.run(command, check=False, env=env)
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
@@ -180,25 +180,36 @@ class CompiledObject:
     cached: bool
 
 
+def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain) -> tuple[str, dict[str, str]]:
+    """The compiler program and its environment. hipcc must be told the platform: left alone it picks
+    NVIDIA whenever an nvcc is on PATH (and cassc may be that nvcc)."""
+    if not use_hipcc or kind is not InputKind.CUDA:
+        return str(toolchain.clang), {}
+    if toolchain.hipcc is None:
+        raise ToolchainError("--cassc-use-hipcc needs a ROCm install with bin/hipcc (ROCM_PATH or /opt/rocm); "
+                             f"the {toolchain.kind} toolchain at {toolchain.root} has none")
+    return str(toolchain.hipcc), {"HIP_PLATFORM": "amd"}
+
+
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
-                 cache: Cache, mode: list[str] | None = None) -> CompiledObject:
+                 cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
-    device-only outputs (-cubin/-fatbin/-ptx)."""
+    device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang."""
     mode = mode or ["-c"]
-    key = _compile_key(unit, kind, flags + mode, runner.toolchain)
+    key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain)
     raw_depfile = output.with_suffix(".clang.d")
     # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
     # reproducible while staying unique per translation unit and configuration.
     cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
-    command = [str(runner.toolchain.clang), *flags, *cuid, *mode, str(unit.main), "-o", str(output),
-               "-MD", "-MF", str(raw_depfile)]
+    compiler, env = compiler_for(kind, use_hipcc, runner.toolchain)
+    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun else cache.lookup(key)
     if hit is not None:
         output.write_bytes(hit.file("output").read_bytes())
         dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
-    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}")
+    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}", env=env)
     if runner.dryrun:
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)

@@ -211,7 +211,7 @@ def run(
     capture: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run a tool. With check=True a failure raises ToolchainError carrying the tool's own output."""
-    full_env = None if env is None else {**os.environ, **env}
+    full_env = None if not env else {**os.environ, **env}
     try:
         result = subprocess.run(
             list(command), cwd=cwd, env=full_env, text=True, errors="replace",

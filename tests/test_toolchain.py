@@ -4,7 +4,10 @@ targets the install lacks are derived into cassc's data directory."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from cassc.toolchain import find_toolchain, isa_constant, isa_number
 from conftest import gpu_targets, write
@@ -48,3 +51,27 @@ def test_isa_numbers() -> None:
     assert isa_number("gfx1100") == "1100" and isa_constant("1100") == 11000
     assert isa_number("gfx90a") == "90a" and isa_constant("90a") == 9010
     assert isa_constant("1030") == 10300
+
+
+@pytest.mark.skipif(not Path("/usr/bin/hipcc.pl").exists(), reason="no hipcc script to install in the tree")
+def test_hipcc_route_on_a_rocm_install(cassc, tmp_path: Path) -> None:
+    """--cassc-use-hipcc compiles through the install's hipcc with HIP_PLATFORM=amd. The tree's hipcc is
+    Debian's real hipcc 5.2 script, which looks for clang++-15 beside HIP_CLANG_PATH."""
+    rocm = rocm_tree(tmp_path / "rocm")
+    llvm_bin = tmp_path / "llvm-bin"
+    llvm_bin.mkdir()
+    for tool in find_toolchain.__wrapped__().clang.parent.iterdir():
+        (llvm_bin / tool.name).symlink_to(tool)
+    (llvm_bin / "clang++-15").symlink_to(find_toolchain.__wrapped__().clang)
+    (rocm / "bin").mkdir()
+    for script in ("hipcc.pl", "hipvars.pm"):
+        shutil.copy(f"/usr/bin/{script}", rocm / "bin" / script)
+    (rocm / "bin" / "hipcc").symlink_to("hipcc.pl")
+    write(tmp_path / "k.cu", "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[0] = sinf(x[0]); }\n"
+                             "int main() { float* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); }\n")
+    env = {"ROCM_PATH": str(rocm), "HIP_PATH": str(rocm), "HIP_CLANG_PATH": str(llvm_bin)}
+    result = cassc("-v", "--cassc-use-hipcc", "k.cu", "-o", "app", env=env)
+    assert f"#$ HIP_PLATFORM=amd {rocm}/bin/hipcc " in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    debian = cassc("--cassc-use-hipcc", "-c", "k.cu", check=False)
+    assert debian.returncode == 1 and "needs a ROCm install with bin/hipcc" in debian.stderr
