@@ -138,3 +138,14 @@ def test_verbose_shows_commands_and_dropped_options(cassc, tmp_path: Path) -> No
     result = cassc("-v", "-c", "kernel.cu", "-Xptxas", "-O3", "-t", "4", "-lineinfo")
     assert re.search(r"^#\$ \S*clang\+\+ .*--offload-arch=gfx1100", result.stderr, re.M)
     assert "cassc: ignoring -t 4" in result.stderr
+
+
+def test_keep_leaves_the_hipified_sources(cassc, tmp_path: Path) -> None:
+    project(tmp_path)
+    (tmp_path / "tmp").mkdir()
+    cassc("--keep", "--keep-dir", "tmp", "-c", "kernel.cu")
+    kept = list((tmp_path / "tmp").rglob("kernel.cu"))
+    assert len(kept) == 1 and kept[0].read_text().startswith('#line 1 "kernel.cu"')
+    cassc("-cuda", "kernel.cu")
+    assert "hipLaunchKernel" in (tmp_path / "kernel.cu.cpp.ii").read_text() or \
+        "__hipPushCallConfiguration" in (tmp_path / "kernel.cu.cpp.ii").read_text()
