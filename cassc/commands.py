@@ -6,7 +6,6 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 import typer
 

@@ -17,7 +17,7 @@ from cassc import nvcc_identity, stages
 from cassc.cache import Cache
 from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
-from cassc.hipify.tree import SYSTEM_ROOTS, display_path
+from cassc.hipify.tree import display_path
 from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
 from cassc.outputs import atomic_output, check_writable
 from cassc.toolchain import Toolchain, find_toolchain, run
@@ -181,10 +181,9 @@ def compile_phase(ctx: Context) -> int:
 def _write_depfile(ctx: Context, source: InputFile, dependencies: tuple[Path, ...], output: Path | None,
                    nonsystem: bool, depfile: Path | None) -> None:
     cwd = Path.cwd()
-    system_roots = SYSTEM_ROOTS + ((ctx.toolchain.root,) if ctx.toolchain.kind == "rocm" else ())
     prerequisites = [str(source.path)]
     for path in dependencies[1:]:
-        if nonsystem and any(path.is_relative_to(root) for root in system_roots):
+        if nonsystem and stages.is_system_header(path, ctx.toolchain):
             continue
         prerequisites.append(display_path(path, cwd))
     targets = list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))]
