@@ -14,6 +14,7 @@ Command lines are built by the `*_flags` functions from the Invocation; every co
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -148,13 +149,24 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     """The compiler flags for one hipified source, without the input, output and phase flags."""
     flags = _common_flags(inv, toolchain) + _language_flags(kind, inv, toolchain)
     for directory in unit.include_dirs:
-        flags.append(f"-I{directory}")
+        if not _is_default_include_dir(directory):
+            flags.append(f"-I{directory}")
     for directory in unit.system_include_dirs:
-        flags += ["-isystem", directory]
+        if not _is_default_include_dir(directory):
+            flags += ["-isystem", directory]
     for header in unit.pre_includes:
         flags += ["-include", header]
     flags.append(f"-ffile-prefix-map={unit.mirror_root}/=/")
     return flags
+
+
+# gcc (nvcc's host compiler) ignores -I/-isystem naming its own system directories; clang would move
+# them ahead of libstdc++'s and break its `#include_next <math.h>`.
+DEFAULT_INCLUDE_DIRS = (Path("/usr/include"), Path("/usr/local/include"))
+
+
+def _is_default_include_dir(directory: str) -> bool:
+    return Path(os.path.normpath(directory)) in DEFAULT_INCLUDE_DIRS
 
 
 # ------------------------------------------------------------------------------------------------

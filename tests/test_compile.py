@@ -6,6 +6,8 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import gpu_targets, write
 
 KERNEL = """\
@@ -149,3 +151,19 @@ def test_keep_leaves_the_hipified_sources(cassc, tmp_path: Path) -> None:
     cassc("-cuda", "kernel.cu")
     assert "hipLaunchKernel" in (tmp_path / "kernel.cu.cpp.ii").read_text() or \
         "__hipPushCallConfiguration" in (tmp_path / "kernel.cu.cpp.ii").read_text()
+
+
+@pytest.mark.parametrize("options", [
+    ["-use_fast_math"], ["--ftz=true", "--prec-div=false", "--fmad=false"], ["-G"], ["-G", "-dopt", "on"],
+    ["-lineinfo"], ["-default-stream", "per-thread"], ["-Xptxas", "-v"], ["-g", "-pg", "-std=c++17"],
+    ["--expt-relaxed-constexpr", "--extended-lambda", "-ewp"], ["-noeh", "-w", "-Werror", "all-warnings"],
+    ["-ftemplate-depth", "128", "-ftemplate-backtrace-limit", "5", "-Wno-deprecated-declarations"],
+    ["-Xcompiler", "-fPIC,-Wall", "-include", "scale.cuh", "-isystem", "/usr/include"],
+])
+def test_code_generation_options_reach_clang(options: list[str], cassc, tmp_path: Path) -> None:
+    """Each option's clang translation is accepted by the real clang and still yields gfx1100 code."""
+    project(tmp_path)
+    result = cassc(*options, "-c", "kernel.cu")
+    assert gpu_targets(tmp_path / "kernel.o") == ["gfx1100"]
+    if "-Xptxas" in options:
+        assert "VGPRs" in result.stderr or "SGPRs" in result.stderr
