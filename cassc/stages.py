@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # pyelftools is imported only by builds that link
 DATA_DIR = Path(__file__).parent / "data"
 CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
 HOST_COMPAT_HEADER = DATA_DIR / "host_compat.h"
+# cassc's own headers that hipify maps CUDA headers to (`cassc/...` in headers.tsv).
+COMPAT_INCLUDE_DIR = DATA_DIR / "include"
 
 
 @dataclass
@@ -57,8 +59,10 @@ class Runner:
         if self.verbose or self.dryrun:
             print(f"cassc: {message}", file=sys.stderr)
 
-    def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
-        """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
+    def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None,
+            failure_explained_by: str | None = None) -> str:
+        """Run a command; its diagnostics go to stderr. Raises CompileError when it fails, with
+        `failure_explained_by` as the message (and the diagnostics withheld) when that is given."""
         self.show([f"{k}={v}" for k, v in (env or {}).items()] + command)
         if self.dryrun:
             return ""
@@ -66,6 +70,8 @@ class Runner:
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
+        if result.returncode != 0 and failure_explained_by:
+            raise CompileError(failure_explained_by)
         if diagnostics:
             sys.stderr.write(diagnostics)
         if result.returncode != 0:
@@ -123,17 +129,16 @@ def _math_flags(inv: Invocation) -> list[str]:
     return flags
 
 
-def _common_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
+def _common_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     flags = [f"-O{inv.optimize}"] if inv.optimize else []
     flags += ["-g"] if inv.debug else []
     flags += ["-pg"] if inv.profile else []
-    flags += [f"-std={inv.std}"] if inv.std else []
+    # nvcc's -std names a C++ dialect; nvcc leaves it off when it hands a .c file to the host compiler.
+    flags += [f"-std={inv.std}"] if inv.std and kind is not InputKind.C else []
     flags += ["-fno-exceptions"] if inv.no_exceptions else []
     flags += ["-w"] if inv.disable_warnings else []
     flags += ["-Werror"] if "all-warnings" in inv.werror_kinds else []
     flags += ["-Wno-deprecated-declarations"] if inv.no_deprecated_warnings else []
-    # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
-    flags.append("-Wno-unused-result")
     if inv.template_depth:
         flags.append(f"-ftemplate-depth={inv.template_depth}")
     if inv.template_backtrace_limit:
@@ -147,7 +152,7 @@ def _common_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
 
 def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, unit: HipifiedUnit) -> list[str]:
     """The compiler flags for one hipified source, without the input, output and phase flags."""
-    flags = _common_flags(inv, toolchain) + _language_flags(kind, inv, toolchain)
+    flags = _common_flags(kind, inv, toolchain) + _language_flags(kind, inv, toolchain)
     for directory in unit.include_dirs:
         if not _is_default_include_dir(directory):
             flags.append(f"-I{directory}")
@@ -156,7 +161,11 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
             flags += ["-isystem", directory]
     for header in unit.pre_includes:
         flags += ["-include", header]
+    flags += ["-isystem", str(COMPAT_INCLUDE_DIR)]
     flags.append(f"-ffile-prefix-map={unit.mirror_root}/=/")
+    # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
+    # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
+    flags.append("-Wno-unused-result")
     return flags
 
 
@@ -182,6 +191,7 @@ def hipify_source(source: Path, inv: Invocation, toolchain: tools.Toolchain, wor
         system_include_dirs=inv.system_include_dirs,
         pre_includes=inv.pre_includes,
         toolchain_roots=(toolchain.root,) if toolchain.kind == "rocm" else (),
+        library_include_dirs=toolchain.library_include_dirs,
     )
 
 
@@ -221,7 +231,8 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
-    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}", env=env)
+    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}", env=env,
+               failure_explained_by=unit.missing_packages[0].message() if unit.missing_packages else None)
     if runner.dryrun:
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)

@@ -123,6 +123,7 @@ int device_count() { int n = 0; cudaGetDeviceCount(&n); return n; }
     write(tmp_path / "plain.c", "int add(int a, int b) { return a + b; }\n")
     cassc("-c", "host.cpp")
     cassc("-c", "plain.c")
+    cassc("-std=c++17", "-c", "plain.c", "-o", "plain17.o")  # nvcc keeps its C++ dialect off .c files
     assert gpu_targets(tmp_path / "host.o") == []
 
 

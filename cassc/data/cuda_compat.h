@@ -87,4 +87,43 @@ __CASSC_WARP_REDUCE(__cassc_reduce_max_sync, unsigned int, __CASSC_MAX)
 __CASSC_WARP_REDUCE(__cassc_reduce_and_sync, unsigned int, __CASSC_AND)
 __CASSC_WARP_REDUCE(__cassc_reduce_or_sync, unsigned int, __CASSC_OR)
 __CASSC_WARP_REDUCE(__cassc_reduce_xor_sync, unsigned int, __CASSC_XOR)
+
+/* HIP 5.2 declares atomicInc/atomicDec through LLVM intrinsics that LLVM 17 removed; clang's builtins
+ * are what newer HIP uses. CUDA's meaning: ((old >= val) ? 0 : old + 1), and for dec
+ * ((old == 0 || old > val) ? val : old - 1), which is exactly the AMDGPU inc/dec instruction. */
+__device__ inline unsigned int __cassc_atomicInc(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_inc32(address, val, __ATOMIC_RELAXED, "agent");
+}
+__device__ inline unsigned int __cassc_atomicDec(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "agent");
+}
+
+/* The CUDA runtime's C++ overloads that HIP 5.2 lacks: CUDA code passes a kernel itself where HIP
+ * takes `const void*` (a function does not convert to void* implicitly in C++). Overloads, not
+ * renames, so calls with a `const void*` still reach HIP's own function. */
+template <typename T>
+static inline hipError_t hipFuncSetCacheConfig(T* kernel, hipFuncCache_t config) {
+  return hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), config);
+}
+template <typename T>
+static inline hipError_t hipFuncSetSharedMemConfig(T* kernel, hipSharedMemConfig config) {
+  return hipFuncSetSharedMemConfig(reinterpret_cast<const void*>(kernel), config);
+}
+template <typename T>
+static inline hipError_t hipFuncSetAttribute(T* kernel, hipFuncAttribute attribute, int value) {
+  return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), attribute, value);
+}
+template <typename T>
+static inline hipError_t hipFuncGetAttributes(hipFuncAttributes* attributes, T* kernel) {
+  return hipFuncGetAttributes(attributes, reinterpret_cast<const void*>(kernel));
+}
+template <typename T>
+static inline hipError_t hipLaunchKernel(T* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
+                                         hipStream_t stream = 0) {
+  return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, shared_bytes, stream);
+}
+/* cudaEventCreate(event, flags) is the C++ API's spelling of cudaEventCreateWithFlags. */
+static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {
+  return hipEventCreateWithFlags(event, flags);
+}
 #endif /* __cplusplus */

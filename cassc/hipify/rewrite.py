@@ -32,6 +32,7 @@ class Include:
     header: str  # after renaming
     quoted: bool
     line: int
+    spelled: str  # as the source wrote it
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,10 @@ def rewrite_source(text: str, tables: RenameTables) -> RewriteResult:
             hip_header = headers.get(header)
             line = text.count("\n", 0, match.start()) + 1
             if hip_header is None:
-                includes.append(Include(header, match.group("open") == '"', line))
+                includes.append(Include(header, match.group("open") == '"', line, header))
                 return match.group(0)
             renamed += 1
-            includes.append(Include(hip_header, False, line))
+            includes.append(Include(hip_header, False, line, header))
             start = match.start("open") - match.start()
             return match.group(0)[:start] + f"<{hip_header}>"
         return match.group(0)

@@ -1,7 +1,8 @@
 """The CUDA -> HIP rename tables, loaded from the TSV files beside this module.
 
 Each `tables/*.tsv` file has a `cuda<TAB>hip` header and one rename per line (`#` starts a comment).
-`headers.tsv` renames `#include` targets, `link-libraries.tsv` renames `-l` libraries; every other file
+`headers.tsv` renames `#include` targets, `link-libraries.tsv` renames `-l` libraries, `packages.tsv`
+names the ROCm package a family of CUDA headers needs (a third `package` column); every other file
 renames identifiers. A CUDA name may appear in only one file.
 """
 
@@ -14,6 +15,14 @@ from pathlib import Path
 TABLE_DIR = Path(__file__).parent / "tables"
 HEADER_TABLE = "headers.tsv"
 LINK_LIBRARY_TABLE = "link-libraries.tsv"
+PACKAGE_TABLE = "packages.tsv"
+
+
+@dataclass(frozen=True)
+class LibraryPackage:
+    include_prefix: str  # CUDA headers whose name starts with this belong to the library
+    probe_header: str  # present in the toolchain's include directory when the package is installed
+    name: str
 
 
 @dataclass(frozen=True)
@@ -22,10 +31,14 @@ class RenameTables:
     headers: dict[str, str]
     link_libraries: dict[str, str]
     sources: dict[str, str]  # CUDA name -> table file it came from
+    packages: tuple[LibraryPackage, ...] = ()
+
+    def package_for(self, cuda_header: str) -> LibraryPackage | None:
+        return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)
 
 
-def read_table(path: Path) -> list[tuple[str, str, int]]:
-    """Rows (cuda, hip, line number) of one TSV table."""
+def read_table(path: Path) -> list[tuple[str, str, int, list[str]]]:
+    """Rows (cuda, hip, line number, further columns) of one TSV table."""
     rows = []
     lines = path.read_text().splitlines()
     if not lines or lines[0].split("\t")[:2] != ["cuda", "hip"]:
@@ -36,7 +49,7 @@ def read_table(path: Path) -> list[tuple[str, str, int]]:
         columns = line.split("\t")
         if len(columns) < 2 or not columns[0] or not columns[1]:
             raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip', got {line!r}")
-        rows.append((columns[0].strip(), columns[1].strip(), number))
+        rows.append((columns[0].strip(), columns[1].strip(), number, [c.strip() for c in columns[2:]]))
     return rows
 
 
@@ -46,11 +59,18 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     headers: dict[str, str] = {}
     link_libraries: dict[str, str] = {}
     sources: dict[str, str] = {}
+    packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
+        if path.name == PACKAGE_TABLE:
+            for cuda, hip, number, extra in read_table(path):
+                if not extra:
+                    raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip<TAB>package'")
+                packages.append(LibraryPackage(cuda, hip, extra[0]))
+            continue
         target = {HEADER_TABLE: headers, LINK_LIBRARY_TABLE: link_libraries}.get(path.name, identifiers)
-        for cuda, hip, number in read_table(path):
+        for cuda, hip, number, _ in read_table(path):
             if cuda in target:
                 raise ValueError(f"{path}:{number}: '{cuda}' is already renamed by {sources[cuda]}")
             target[cuda] = hip
             sources[cuda] = path.name
-    return RenameTables(identifiers, headers, link_libraries, sources)
+    return RenameTables(identifiers, headers, link_libraries, sources, tuple(packages))

@@ -35,6 +35,19 @@ class MirroredFile:
 
 
 @dataclass(frozen=True)
+class MissingPackage:
+    """An #include of a CUDA library header whose ROCm package the toolchain lacks."""
+
+    package: str
+    header: str
+    location: str  # user file:line
+
+    def message(self) -> str:
+        return (f"{self.location}: needs {self.package} (for {self.header}): install ROCm >= 6 with "
+                f"{self.package}, or point ROCM_PATH at a ROCm install that has it")
+
+
+@dataclass(frozen=True)
 class HipifiedUnit:
     mirror_root: Path
     main: Path  # the mirrored source file to compile
@@ -42,6 +55,8 @@ class HipifiedUnit:
     include_dirs: tuple[str, ...]  # -I list for the compiler: mirrored dir, then the original
     system_include_dirs: tuple[str, ...]
     pre_includes: tuple[str, ...]
+    # Reported instead of clang's errors if the compile fails: the include may sit in a dead #if branch.
+    missing_packages: tuple[MissingPackage, ...] = ()
 
     def original_of(self, path: Path) -> Path:
         """The user's path for a mirrored path (others are returned unchanged)."""
@@ -74,12 +89,14 @@ def hipify_unit(
     system_include_dirs: tuple[str, ...],
     pre_includes: tuple[str, ...],
     toolchain_roots: tuple[Path, ...] = (),
+    library_include_dirs: tuple[Path, ...] = (),
     cwd: Path | None = None,
 ) -> HipifiedUnit:
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
     mirrored: dict[Path, MirroredFile] = {}
+    missing: list[MissingPackage] = []
     pending: list[tuple[Path, str | None]] = [(_absolute(cwd, source), str(source))]
     pre_include_paths = []
     for header in pre_includes:
@@ -111,6 +128,9 @@ def hipify_unit(
             found = _resolve(include.header, include.quoted, original.parent, user_dirs)
             if found and found not in mirrored and not _is_system(found, toolchain_roots):
                 pending.append((found, None))
+            package = tables.package_for(include.spelled) if found is None else None
+            if package and not any((d / package.probe_header).is_file() for d in library_include_dirs):
+                missing.append(MissingPackage(package.name, include.spelled, f"{name}:{include.line}"))
 
     main_original = _absolute(cwd, source)
     return HipifiedUnit(
@@ -120,6 +140,7 @@ def hipify_unit(
         include_dirs=_interleave(mirror_root, include_dirs, cwd),
         system_include_dirs=_interleave(mirror_root, system_include_dirs, cwd),
         pre_includes=tuple(pre_include_paths),
+        missing_packages=tuple(missing),
     )
 
 

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""HeCBench build rate: `make CC=cassc` on every `*-cuda` benchmark, unmodified.
+
+Given a HeCBench checkout (github.com/zjin-lcf/HeCBench at commit f27000a51; public code that is never
+committed here), this builds each `*-cuda` benchmark with its own Makefile three ways:
+
+  cassc   `make CC=<cassc>`: the drop-in use this project exists for (the Makefile's own ARCH=sm_60);
+  nvcc    `make ARCH=sm_80`: the CUDA original with the real nvcc here (nvcc 13 no longer knows
+          sm_60), which decides whether a benchmark is in reach;
+  hip     the hand-written `*-hip` twin, `make CC=<hipcc_stand_in.py>`: same clang, device libraries
+          and gfx target as cassc, so the two rates compare like with like.
+
+"In reach" = the nvcc build succeeds and the sources need none of MPI, Boost, GSL or GDAL. Each build
+runs in a scratch copy of `src/` (one per variant; the checkout is never written to), `make -j1` per
+benchmark with `--jobs` benchmarks at a time and a per-benchmark time limit. Failures are classified
+from the build log (see `classify`) and reported with their first real error line.
+
+The nvcc and hip results depend only on the benchmark's files and the toolchain, so they are kept in
+`--state` (keyed by a digest of the benchmark's directory) and reused; cassc is always rebuilt, with an
+empty cache. The report also measures hipify speed over every `*-cuda` source (lines per second).
+
+    .venv/bin/python benchmarks/hecbench_build.py /path/to/HeCBench            # everything
+    .venv/bin/python benchmarks/hecbench_build.py HECBENCH --sample 100        # a seeded sample
+    .venv/bin/python benchmarks/hecbench_build.py HECBENCH --only 'adam|atomic' --variants cassc
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime as dt
+import hashlib
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "hecbench-build.md"
+DEFAULT_STATE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cassc-benchmarks" / "hecbench"
+HECBENCH_COMMIT = "f27000a51"
+VARIANTS = ("cassc", "nvcc", "hip")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc")
+# Dependencies this machine cannot provide: a benchmark whose sources use them is out of reach.
+OUT_OF_REACH_PATTERNS = {
+    "MPI": re.compile(r"#\s*include\s*[<\"]mpi\.h[>\"]|\bmpicc\b|\bmpicxx\b"),
+    "Boost": re.compile(r"#\s*include\s*<boost/"),
+    "GSL": re.compile(r"#\s*include\s*<gsl/"),
+    "GDAL": re.compile(r"#\s*include\s*[<\"]gdal"),
+}
+FIRST_ERROR = re.compile(
+    r"(cassc fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
+    r"Traceback .*|.*No rule to make target.*)")
+NEEDS_LIBRARY = re.compile(r"cassc fatal\s*:.*\bneeds (\S+) \(for ")
+
+
+@dataclass
+class Build:
+    benchmark: str
+    variant: str
+    ok: bool
+    seconds: float
+    first_error: str
+    log_tail: str
+
+
+@dataclass
+class Outcome:
+    benchmark: str
+    in_reach: bool
+    out_of_reach_reason: str
+    cassc_ok: bool
+    hip_ok: bool | None
+    failure_class: str
+    first_error: str
+
+
+def benchmark_names(src: Path) -> list[str]:
+    return sorted(p.name[:-len("-cuda")] for p in src.glob("*-cuda") if (p / "Makefile").is_file())
+
+
+def directory_digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(directory.rglob("*")):
+        if path.is_file() and path.stat().st_size < 4_000_000:
+            digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def out_of_reach_reason(directory: Path) -> str:
+    for path in directory.rglob("*"):
+        if path.is_file() and (path.suffix in SOURCE_SUFFIXES or path.name == "Makefile"):
+            text = path.read_text(errors="replace")
+            for name, pattern in OUT_OF_REACH_PATTERNS.items():
+                if pattern.search(text):
+                    return f"needs {name}"
+    return ""
+
+
+def first_error(log: str) -> str:
+    for line in log.splitlines():
+        if FIRST_ERROR.match(line) and "warning:" not in line:
+            return line.strip()[:300]
+    lines = [line for line in log.splitlines() if line.strip()]
+    return lines[-1].strip()[:300] if lines else ""
+
+
+def classify(build: Build) -> str:
+    """The failure class of a cassc build, from its log."""
+    log = build.log_tail
+    if build.first_error.startswith("timed out"):
+        return "time limit"
+    if NEEDS_LIBRARY.search(log):
+        return "needs an unavailable library"
+    if "cassc fatal" in log or "Traceback" in log:
+        return "cassc translation error"
+    if re.search(r"undefined reference|ld(\.lld)?: error|cannot find -l|linker command failed", log):
+        return "link error"
+    if re.search(r"\berror:", log):
+        return "clang error"
+    return "other"
+
+
+def run_make(benchmark: str, variant: str, tree: Path, make_args: list[str], env: dict[str, str],
+             timeout: float) -> Build:
+    suffix = "hip" if variant == "hip" else "cuda"
+    directory = tree / f"{benchmark}-{suffix}"
+    started = time.perf_counter()
+    if not (directory / "Makefile").is_file():
+        return Build(benchmark, variant, False, 0.0, "no Makefile", "")
+    try:
+        completed = subprocess.run(["make", "-j1", *make_args], cwd=directory, env=env, capture_output=True,
+                                   text=True, errors="replace", timeout=timeout)
+        log = completed.stdout + completed.stderr
+        ok = completed.returncode == 0
+        error = "" if ok else first_error(log)
+    except subprocess.TimeoutExpired as expired:
+        log = (expired.stdout or b"").decode(errors="replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        ok, error = False, f"timed out after {timeout:.0f} s"
+    return Build(benchmark, variant, ok, time.perf_counter() - started, error, log[-6000:])
+
+
+def make_arguments(variant: str, cassc: str, python: str) -> list[str]:
+    if variant == "cassc":
+        return [f"CC={cassc}"]
+    if variant == "nvcc":
+        return ["ARCH=sm_80"]
+    return [f"CC={python} {REPO_ROOT / 'benchmarks' / 'hipcc_stand_in.py'}"]
+
+
+def load_state(state: Path, variant: str) -> dict[str, dict]:
+    path = state / f"{variant}.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def save_state(state: Path, variant: str, entries: dict[str, dict]) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    temporary = state / f".{variant}.json.tmp"
+    temporary.write_text(json.dumps(entries, indent=1))
+    temporary.replace(state / f"{variant}.json")
+
+
+def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args: argparse.Namespace,
+                  state: Path, digests: dict[str, str]) -> dict[str, Build]:
+    cached = load_state(state, variant) if variant != "cassc" else {}
+    results: dict[str, Build] = {}
+    todo = []
+    for name in names:
+        entry = cached.get(name)
+        if entry and entry.get("digest") == digests[name]:
+            results[name] = Build(**entry["build"])
+        else:
+            todo.append(name)
+    if not todo:
+        return results
+    tree = scratch / variant
+    if not tree.exists():
+        shutil.copytree(src, tree, symlinks=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
+    env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    make_args = make_arguments(variant, args.cassc, sys.executable)
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(run_make, name, variant, tree, make_args, env, args.timeout): name for name in todo}
+        for future in concurrent.futures.as_completed(futures):
+            build = future.result()
+            results[build.benchmark] = build
+            done += 1
+            status = "ok" if build.ok else f"FAIL {build.first_error[:110]}"
+            print(f"[{variant} {done}/{len(todo)}] {build.benchmark}: {status}", file=sys.stderr, flush=True)
+            if variant != "cassc":
+                cached[build.benchmark] = {"digest": digests[build.benchmark], "build": asdict(build)}
+                save_state(state, variant, cached)
+    return results
+
+
+def hipify_speed(src: Path) -> tuple[int, float]:
+    """Lines per second of cassc's hipify rewrite over every `*-cuda` source, in this process."""
+    sys.path.insert(0, str(REPO_ROOT))
+    from cassc.hipify.rewrite import rewrite_source
+    from cassc.hipify.tables import load_tables
+
+    tables = load_tables()
+    texts = [p.read_text(errors="replace") for d in src.glob("*-cuda") for p in d.rglob("*")
+             if p.is_file() and p.suffix in SOURCE_SUFFIXES and p.stat().st_size < 2_000_000]
+    lines = sum(t.count("\n") + 1 for t in texts)
+    started = time.perf_counter()
+    for text in texts:
+        rewrite_source(text, tables)
+    return lines, time.perf_counter() - started
+
+
+def outcomes(names: list[str], builds: dict[str, dict[str, Build]], src: Path) -> list[Outcome]:
+    result = []
+    for name in names:
+        nvcc = builds["nvcc"].get(name)
+        reason = out_of_reach_reason(src / f"{name}-cuda")
+        if not reason and nvcc is not None and not nvcc.ok:
+            reason = "the CUDA original does not build with nvcc here"
+        cassc = builds["cassc"][name]
+        hip = builds["hip"].get(name)
+        result.append(Outcome(
+            benchmark=name, in_reach=not reason, out_of_reach_reason=reason, cassc_ok=cassc.ok,
+            hip_ok=None if hip is None or hip.first_error == "no Makefile" else hip.ok,
+            failure_class="" if cassc.ok else classify(cassc), first_error=cassc.first_error))
+    return result
+
+
+def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], args: argparse.Namespace,
+                    wall: float, speed: tuple[int, float]) -> str:
+    in_reach = [r for r in rows if r.in_reach]
+    built = [r for r in in_reach if r.cassc_ok]
+    twins = [r for r in in_reach if r.hip_ok is not None]
+    twins_built = [r for r in twins if r.hip_ok]
+    cassc_on_twins = [r for r in twins if r.cassc_ok]
+    lines_total, hipify_seconds = speed
+    out = [f"built {len(built)} of {len(in_reach)} in-reach benchmarks", ""]
+    out += [f"- date: {dt.date.today().isoformat()}; HeCBench commit {HECBENCH_COMMIT}",
+            f"- command: `{' '.join(shlex.quote(a) for a in sys.argv)}`",
+            f"- benchmarks considered: {len(rows)}; in reach: {len(in_reach)} "
+            f"(out of reach: {len(rows) - len(in_reach)}, below)",
+            f"- cassc ({args.cassc}): built {len(built)} of {len(in_reach)} "
+            f"({100 * len(built) / max(1, len(in_reach)):.1f}%)",
+            f"- hand-written HIP twins, same toolchain: built {len(twins_built)} of {len(twins)} that have a twin "
+            f"(cassc on those same benchmarks: {len(cassc_on_twins)} of {len(twins)})",
+            f"- hipify speed: {lines_total} lines in {hipify_seconds:.2f} s = "
+            f"{lines_total / max(hipify_seconds, 1e-9):,.0f} lines/s (one process, rewrite only)",
+            f"- wall time of the whole run: {wall / 60:.1f} min with {args.jobs} parallel builds "
+            f"(nvcc and HIP twin results reused from earlier runs when the benchmark is unchanged)", ""]
+    failures: dict[str, list[Outcome]] = {}
+    for row in in_reach:
+        if not row.cassc_ok:
+            failures.setdefault(row.failure_class, []).append(row)
+    out.append("## cassc failures among in-reach benchmarks, by class")
+    out.append("")
+    for failure_class, members in sorted(failures.items(), key=lambda kv: -len(kv[1])):
+        out += [f"### {failure_class} ({len(members)})", "", "| benchmark | HIP twin builds | first error |",
+                "|---|---|---|"]
+        for row in members:
+            twin = {None: "-", True: "yes", False: "no"}[row.hip_ok]
+            out.append(f"| {row.benchmark} | {twin} | `{row.first_error.replace('|', '/').replace('`', '')}` |")
+        out.append("")
+    out += ["## Out of reach", "", "| reason | count |", "|---|---|"]
+    reasons: dict[str, int] = {}
+    for row in rows:
+        if not row.in_reach:
+            reasons[row.out_of_reach_reason] = reasons.get(row.out_of_reach_reason, 0) + 1
+    out += [f"| {reason} | {count} |" for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])]
+    out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hecbench", type=Path, help="HeCBench checkout (commit f27000a51)")
+    parser.add_argument("--cassc", default=str(REPO_ROOT / ".venv" / "bin" / "cassc"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark build")
+    parser.add_argument("--only", help="regex on benchmark names")
+    parser.add_argument("--sample", type=int, help="a random sample of this many benchmarks (seeded)")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--json", action="store_true", help="print the raw results as JSON on stdout")
+    args = parser.parse_args()
+
+    src = args.hecbench / "src"
+    names = benchmark_names(src)
+    if args.only:
+        names = [n for n in names if re.search(args.only, n)]
+    if args.sample:
+        names = sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
+    digests = {name: directory_digest(src / f"{name}-cuda") + directory_digest(src / f"{name}-hip")
+               if (src / f"{name}-hip").is_dir() else directory_digest(src / f"{name}-cuda") for name in names}
+    variants = [v for v in VARIANTS if v in args.variants.split(",")]
+    started = time.perf_counter()
+    builds: dict[str, dict[str, Build]] = {v: {} for v in VARIANTS}
+    with tempfile.TemporaryDirectory(prefix="hecbench-build-") as scratch:
+        for variant in variants:
+            builds[variant] = build_variant(variant, names, src, Path(scratch), args, args.state, digests)
+    wall = time.perf_counter() - started
+    rows = outcomes(names, builds, src)
+    speed = hipify_speed(src)
+    report = markdown_report(rows, builds, args, wall, speed)
+    if not args.only and not args.sample:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text(report)
+    print(report, file=sys.stderr)
+    if args.json:
+        print(json.dumps({"outcomes": [asdict(r) for r in rows],
+                          "builds": {v: {n: asdict(b) for n, b in bs.items()} for v, bs in builds.items()}},
+                         indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+/* cassc: <cuda_bf16.h> for HIP.
+ *
+ * HIP 5.2 has only `hip_bfloat16` (hip/hip_bfloat16.h), a different API with no paired type, so cassc
+ * keeps CUDA's names and meaning: bfloat16 is the top half of an IEEE float; conversions from float
+ * round to nearest even (NaN stays NaN); arithmetic is done in float and rounded back, which is what
+ * CUDA does on GPUs without native bf16 arithmetic. Host and device alike.
+ */
+#pragma once
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+
+#define __CASSC_BF16_FN static __host__ __device__ inline
+
+struct __nv_bfloat16_raw {
+  unsigned short x;
+};
+struct __nv_bfloat162_raw {
+  unsigned short x, y;
+};
+
+struct __nv_bfloat16;
+__CASSC_BF16_FN float __bfloat162float(__nv_bfloat16 a);
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a);
+
+struct __align__(2) __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  __host__ __device__ constexpr __nv_bfloat16(const __nv_bfloat16_raw& raw) : __x(raw.x) {}
+  __host__ __device__ __nv_bfloat16(float value);
+  __host__ __device__ __nv_bfloat16(double value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ __nv_bfloat16(int value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ __nv_bfloat16(unsigned int value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ __nv_bfloat16(long long value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ __nv_bfloat16(unsigned long long value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ operator float() const;
+  __host__ __device__ operator __nv_bfloat16_raw() const { return __nv_bfloat16_raw{__x}; }
+  __host__ __device__ __nv_bfloat16& operator=(float value) { return *this = __nv_bfloat16(value); }
+};
+typedef __nv_bfloat16 nv_bfloat16;
+
+struct __align__(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  __host__ __device__ constexpr __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
+  __host__ __device__ __nv_bfloat162(const __nv_bfloat162_raw& raw)
+      : x(__nv_bfloat16_raw{raw.x}), y(__nv_bfloat16_raw{raw.y}) {}
+  __host__ __device__ operator __nv_bfloat162_raw() const { return __nv_bfloat162_raw{x.__x, y.__x}; }
+};
+typedef __nv_bfloat162 nv_bfloat162;
+
+__CASSC_BF16_FN unsigned int __cassc_float_bits(float f) {
+  unsigned int u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  return u;
+}
+__CASSC_BF16_FN float __cassc_bits_float(unsigned int u) {
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+__CASSC_BF16_FN __nv_bfloat16 __ushort_as_bfloat16(unsigned short bits) { return __nv_bfloat16_raw{bits}; }
+__CASSC_BF16_FN unsigned short __bfloat16_as_ushort(__nv_bfloat16 a) { return a.__x; }
+__CASSC_BF16_FN __nv_bfloat16 __short_as_bfloat16(short bits) {
+  return __ushort_as_bfloat16(static_cast<unsigned short>(bits));
+}
+__CASSC_BF16_FN short __bfloat16_as_short(__nv_bfloat16 a) { return static_cast<short>(a.__x); }
+
+__CASSC_BF16_FN float __bfloat162float(__nv_bfloat16 a) {
+  return __cassc_bits_float(static_cast<unsigned int>(a.__x) << 16);
+}
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) {
+  unsigned int u = __cassc_float_bits(a);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16(static_cast<unsigned short>((u >> 16) | 0x40u));
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
+}
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a) { return __float2bfloat16_rn(a); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) {
+  return __ushort_as_bfloat16(static_cast<unsigned short>(__cassc_float_bits(a) >> 16));
+}
+__CASSC_BF16_FN __nv_bfloat16 __double2bfloat16(double a) { return __float2bfloat16_rn(static_cast<float>(a)); }
+__CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16_rn(static_cast<float>(a)); }
+__CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16_rn(static_cast<float>(a)); }
+__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
+__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return static_cast<int>(__bfloat162float(a)); }
+__CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
+
+__host__ __device__ inline __nv_bfloat16::__nv_bfloat16(float value) : __x(__float2bfloat16_rn(value).__x) {}
+__host__ __device__ inline __nv_bfloat16::operator float() const { return __bfloat162float(*this); }
+
+__CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
+  return __nv_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b));
+}
+__CASSC_BF16_FN __nv_bfloat162 __float2bfloat162_rn(float a) { return __floats2bfloat162_rn(a, a); }
+__CASSC_BF16_FN __nv_bfloat162 __float22bfloat162_rn(float2 a) { return __floats2bfloat162_rn(a.x, a.y); }
+__CASSC_BF16_FN float2 __bfloat1622float2(__nv_bfloat162 a) {
+  return make_float2(__bfloat162float(a.x), __bfloat162float(a.y));
+}
+__CASSC_BF16_FN __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162(a, a); }
+__CASSC_BF16_FN __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162(a, b); }
+__CASSC_BF16_FN __nv_bfloat16 __low2bfloat16(__nv_bfloat162 a) { return a.x; }
+__CASSC_BF16_FN __nv_bfloat16 __high2bfloat16(__nv_bfloat162 a) { return a.y; }
+__CASSC_BF16_FN float __low2float(__nv_bfloat162 a) { return __bfloat162float(a.x); }
+__CASSC_BF16_FN float __high2float(__nv_bfloat162 a) { return __bfloat162float(a.y); }
+__CASSC_BF16_FN __nv_bfloat162 __lows2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x, b.x); }
+__CASSC_BF16_FN __nv_bfloat162 __highs2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.y, b.y); }
+
+#define __CASSC_BF16_BINARY(name, expr)                                                     \
+  __CASSC_BF16_FN __nv_bfloat16 name(__nv_bfloat16 a, __nv_bfloat16 b) {                  \
+    float x = __bfloat162float(a), y = __bfloat162float(b);                               \
+    return __float2bfloat16_rn(expr);                                                     \
+  }                                                                                       \
+  __CASSC_BF16_FN __nv_bfloat162 name##2(__nv_bfloat162 a, __nv_bfloat162 b) {            \
+    return __nv_bfloat162(name(a.x, b.x), name(a.y, b.y));                                \
+  }
+__CASSC_BF16_BINARY(__hadd, x + y)
+__CASSC_BF16_BINARY(__hsub, x - y)
+__CASSC_BF16_BINARY(__hmul, x * y)
+__CASSC_BF16_BINARY(__hdiv, x / y)
+__CASSC_BF16_BINARY(__hmax, x > y ? x : y)
+__CASSC_BF16_BINARY(__hmin, x < y ? x : y)
+#undef __CASSC_BF16_BINARY
+
+__CASSC_BF16_FN __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+  return __float2bfloat16_rn(__builtin_fmaf(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c)));
+}
+__CASSC_BF16_FN __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+  return __nv_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
+__CASSC_BF16_FN __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16(a.__x ^ 0x8000u); }
+__CASSC_BF16_FN __nv_bfloat162 __hneg2(__nv_bfloat162 a) { return __nv_bfloat162(__hneg(a.x), __hneg(a.y)); }
+__CASSC_BF16_FN __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16(a.__x & 0x7fffu); }
+__CASSC_BF16_FN __nv_bfloat162 __habs2(__nv_bfloat162 a) { return __nv_bfloat162(__habs(a.x), __habs(a.y)); }
+__CASSC_BF16_FN bool __heq(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) == __bfloat162float(b); }
+__CASSC_BF16_FN bool __hne(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) != __bfloat162float(b); }
+__CASSC_BF16_FN bool __hlt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) < __bfloat162float(b); }
+__CASSC_BF16_FN bool __hle(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) <= __bfloat162float(b); }
+__CASSC_BF16_FN bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) > __bfloat162float(b); }
+__CASSC_BF16_FN bool __hge(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) >= __bfloat162float(b); }
+__CASSC_BF16_FN bool __hisnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
+
+#define __CASSC_BF16_OPERATOR(op)                                                           \
+  __CASSC_BF16_FN __nv_bfloat16 operator op(const __nv_bfloat16& a, const __nv_bfloat16& b) { \
+    return __float2bfloat16_rn(__bfloat162float(a) op __bfloat162float(b));               \
+  }                                                                                       \
+  __CASSC_BF16_FN __nv_bfloat16& operator op##=(__nv_bfloat16 & a, const __nv_bfloat16& b) { \
+    return a = a op b;                                                                    \
+  }                                                                                       \
+  __CASSC_BF16_FN __nv_bfloat162 operator op(const __nv_bfloat162& a, const __nv_bfloat162& b) { \
+    return __nv_bfloat162(a.x op b.x, a.y op b.y);                                        \
+  }                                                                                       \
+  __CASSC_BF16_FN __nv_bfloat162& operator op##=(__nv_bfloat162 & a, const __nv_bfloat162& b) { \
+    return a = a op b;                                                                    \
+  }
+__CASSC_BF16_OPERATOR(+)
+__CASSC_BF16_OPERATOR(-)
+__CASSC_BF16_OPERATOR(*)
+__CASSC_BF16_OPERATOR(/)
+#undef __CASSC_BF16_OPERATOR
+__CASSC_BF16_FN __nv_bfloat16 operator-(const __nv_bfloat16& a) { return __hneg(a); }
+__CASSC_BF16_FN __nv_bfloat162 operator-(const __nv_bfloat162& a) { return __hneg2(a); }
+__CASSC_BF16_FN bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __heq(a, b); }
+__CASSC_BF16_FN bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hne(a, b); }
+__CASSC_BF16_FN bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hlt(a, b); }
+__CASSC_BF16_FN bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
+__CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
+__CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
+
+#define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
+#define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
+#define CUDART_MIN_DENORM_BF16 __ushort_as_bfloat16((unsigned short)0x0001U)
+#define CUDART_MAX_NORMAL_BF16 __ushort_as_bfloat16((unsigned short)0x7F7FU)
+#define CUDART_NEG_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x8000U)
+#define CUDART_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x0000U)
+#define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
+
+#undef __CASSC_BF16_FN

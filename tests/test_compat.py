@@ -1,0 +1,110 @@
+"""CUDA APIs that HIP lacks or spells differently, built for gfx1100 by the real clang: each rule in
+cuda_compat.h, the cassc/*.h library headers, and the one-line message for a missing ROCm library."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from conftest import write
+
+
+def test_atomic_inc_and_dec_become_the_amdgpu_instructions(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", """\
+__global__ void k(unsigned* c) { atomicInc(c, 10u); atomicDec(c + 1, 10u); }
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assembly = (tmp_path / "k.s").read_text()
+    assert "global_atomic_inc_u32" in assembly and "global_atomic_dec_u32" in assembly
+
+
+def test_runtime_calls_that_take_a_kernel_itself(cassc, tmp_path: Path) -> None:
+    """CUDA's C++ overloads take the kernel; HIP 5.2 only `const void*`."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }
+int main() {
+  float* x = nullptr;
+  cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024);
+  cudaFuncAttributes attributes;
+  cudaFuncGetAttributes(&attributes, k);
+  cudaFuncGetAttributes(&attributes, (const void*)k);
+  cudaEvent_t event;
+  cudaEventCreate(&event, cudaEventDisableTiming);
+  void* args[] = {&x};
+  cudaLaunchKernel(k, dim3(1), dim3(32), args);
+  return 0;
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert (tmp_path / "app").is_file()
+
+
+def test_bfloat16_keeps_cudas_names_and_rounding(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+#include <cuda_bf16.h>
+#include <cstdio>
+__global__ void k(__nv_bfloat16* x, __nv_bfloat162* y, float* out) {
+  __nv_bfloat16 a = x[0] * x[1] + __float2bfloat16(1.0f);
+  __nv_bfloat162 b = __hmul2(y[0], __float22bfloat162_rn(make_float2(2.f, 3.f)));
+  out[0] = __bfloat162float(a) + __low2float(b) + __bfloat162float(__hfma(a, a, a));
+}
+int main() {
+  printf("%.6f %.6f %04x\\n", __bfloat162float(__float2bfloat16(3.14159f)),
+         __bfloat162float(__float2bfloat16_rz(3.14159f)), __bfloat16_as_ushort(__float2bfloat16(1.0f)));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.strip() == "3.140625 3.140625 3f80"
+
+
+def test_library_calls_hip_libraries_lack(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+#include <curand.h>
+#include <cusparse.h>
+#include <cstdio>
+int main() {
+  curandGenerator_t generator;
+  curandOrdering_t order = CURAND_ORDERING_PSEUDO_BEST;
+  if (curandSetGeneratorOrdering(generator, order) != CURAND_STATUS_SUCCESS) return 1;
+  printf("%s|%s\\n", cusparseGetErrorString(CUSPARSE_STATUS_INVALID_VALUE),
+         cusparseGetErrorName(CUSPARSE_STATUS_SUCCESS));
+}
+""")
+    cassc("main.cu", "-o", "app", "-lcurand", "-lcusparse")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.strip() == "invalid value|CUSPARSE_STATUS_SUCCESS"
+
+
+def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "sort.cu", """\
+#include <cstdio>
+#include <thrust/device_vector.h>
+#include <thrust/sort.h>
+int main() { thrust::device_vector<int> v(4); thrust::sort(v.begin(), v.end()); }
+""")
+    result = cassc("-c", "sort.cu", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "cassc fatal   : sort.cu:2: needs rocThrust (for thrust/device_vector.h): install ROCm >= 6 with "
+        "rocThrust, or point ROCM_PATH at a ROCm install that has it"]
+
+
+def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", """\
+#ifdef USE_CUB
+#include <cub/cub.cuh>
+#endif
+__global__ void k(int* x) { x[0] = 1; }
+""")
+    cassc("-c", "k.cu")
+    assert (tmp_path / "k.o").is_file()
+
+
+def test_a_users_own_copy_of_a_library_is_used(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor" / "cub" / "cub.cuh", "#pragma once\nnamespace cub { inline int answer() { return 42; } }\n")
+    write(tmp_path / "k.cu", "#include <cub/cub.cuh>\nint f() { return cub::answer(); }\n")
+    cassc("-Ivendor", "-c", "k.cu")
+    assert (tmp_path / "k.o").is_file()
