@@ -11,6 +11,13 @@
 
 #define __NVCC__ 1
 #define __CUDACC__ 1
+/* nvcc pre-includes cuda_runtime.h, so every CUDA unit sees the toolkit's version macros. */
+#ifndef CUDA_VERSION
+#define CUDA_VERSION (__CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10)
+#endif
+#ifndef CUDART_VERSION
+#define CUDART_VERSION CUDA_VERSION
+#endif
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__CASSC_CUDA_ARCH__)
 #define __CUDA_ARCH__ __CASSC_CUDA_ARCH__
 #endif
