@@ -33,6 +33,7 @@ from pathlib import Path
 
 from cassc import __version__
 from cassc.cache import digest
+from cassc.errors import ToolchainError
 from cassc.hipify.tables import TABLE_DIR, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
 from cassc.toolchain import Toolchain, run
@@ -81,7 +82,7 @@ def _toolkit_key(toolchain: Toolchain) -> str:
 
 def _point_link(link: Path, relative_target: str) -> None:
     if link.is_dir() and not link.is_symlink():
-        shutil.rmtree(link)  # the layout of cassc versions before the versioned trees
+        shutil.rmtree(link, ignore_errors=True)  # the layout of cassc versions before the versioned trees
     staging = link.with_name(f".{link.name}.{os.getpid()}")
     staging.unlink(missing_ok=True)
     staging.symlink_to(relative_target)
@@ -89,6 +90,9 @@ def _point_link(link: Path, relative_target: str) -> None:
 
 
 def _build_toolkit(target: Path, toolchain: Toolchain) -> None:
+    if not SHIMS_DIR.is_dir():
+        raise ToolchainError(f"cassc's shims/ directory is missing ({SHIMS_DIR}): install cassc from its "
+                             "checkout with `pip install -e .` (as `make setup` does)")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     staging.chmod(0o755)  # mkdtemp's 0700 would hide the toolkit from other users of a shared data dir
