@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,15 @@ def toolkit(cassc, cassc_env: dict[str, str]) -> Path:
 
 def run_program(path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(path)], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_env_lines_evaluate_in_sh_and_bash(shell: str, cassc_env: dict[str, str], toolkit: Path) -> None:
+    script = f'eval "$({sys.executable} -m cassc env)" && command -v nvcc && echo "$CUDACXX $HIP_PLATFORM" && nvcc --version'
+    lines = subprocess.run([shell, "-c", script], env=cassc_env, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines[0] == str(toolkit / "bin" / "nvcc")  # ahead of any NVIDIA nvcc on PATH
+    assert lines[1] == f"{toolkit / 'bin' / 'nvcc'} amd"
+    assert "cassc" in lines[3]
 
 
 @pytest.mark.parametrize("compiler", ["g++", "clang++-19"])
