@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 CASSC := $(abspath $(VENV)/bin/cassc)
 APT_PACKAGES := clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev \
-	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev
+	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev cmake ninja-build
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TEST_JOBS ?= 2
 

@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from cassc import __version__, locations, nvcc_identity, toolchain as tools
+from cassc import __version__, locations, toolchain as tools, toolkit
 from cassc.errors import CasscError
 from cassc.invocation import DEFAULT_OFFLOAD_ARCH
 
@@ -92,18 +92,23 @@ def setup() -> None:
     try:
         found = tools.find_toolchain()
         device_libs = found.device_lib_dir(_offload_archs())
+        root = toolkit.ensure_toolkit(found)
     except CasscError as error:
         print(f"cassc setup: {error}", file=sys.stderr)
         raise typer.Exit(1)
-    root = nvcc_identity.ensure_toolkit_layout()
     print(f"device libraries: {device_libs}")
     print(f"CUDA toolkit stand-in: {root}")
 
 
 @app.command()
 def env() -> None:
-    """Print shell lines that make cassc the CUDA toolkit: eval "$(cassc env)"."""
-    root = nvcc_identity.ensure_toolkit_layout()
+    """Print shell lines that make cassc's stand-in CUDA toolkit the one found first: eval "$(cassc env)".
+    CMake users may also pass -DCMAKE_TOOLCHAIN_FILE=$CUDA_PATH/cmake/cassc-toolchain.cmake."""
+    try:
+        root = toolkit.ensure_toolkit(tools.find_toolchain())
+    except CasscError as error:
+        print(f"cassc env: {error}", file=sys.stderr)
+        raise typer.Exit(1)
     values = {
         "PATH": f"{root / 'bin'}:{os.environ.get('PATH', '')}",
         "CUDA_HOME": str(root), "CUDA_PATH": str(root), "CUDA_ROOT": str(root),
@@ -111,5 +116,3 @@ def env() -> None:
     }
     for name, value in values.items():
         print(f"export {name}={shlex.quote(value)}")
-
-

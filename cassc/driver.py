@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from cassc import nvcc_identity, stages
+from cassc import nvcc_identity, stages, toolkit
 from cassc.cache import Cache
 from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
@@ -47,7 +47,8 @@ class Context:
 def execute(inv: Invocation) -> int:
     if inv.info:
         return _print_info(inv)
-    nvcc_identity.ensure_toolkit_layout()  # CMake's probe (-v) requires the tree it names to exist
+    toolchain = find_toolchain()
+    toolkit.ensure_toolkit(toolchain)  # CMake's probe (-v) requires the tree it names to exist
     if inv.verbose or inv.dryrun:
         for line in nvcc_identity.verbose_variables(inv.cuda_archs):
             print(f"#$ {line}", file=sys.stderr)
@@ -59,7 +60,6 @@ def execute(inv: Invocation) -> int:
     if inv.clean_targets:
         return _clean_targets(inv)
     _validate_inputs(inv)
-    toolchain = find_toolchain()
     if inv.keep:
         keep_root = Path(inv.keep_dir or ".")
         keep_root.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,6 @@ Other scripts read the banner's fourth line (`Cuda compilation tools, release X.
 from __future__ import annotations
 
 import os
-import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +36,9 @@ class CudaVersion:
 def version_banner(offload_archs: tuple[str, ...], hip_version: str) -> str:
     version = CudaVersion.current()
     return "\n".join([
-        "nvcc: cassc, an NVIDIA-compatible Cuda compiler driver for AMD GPUs",
-        f"cassc {__version__}: builds CUDA for {', '.join(offload_archs)} with clang and HIP {hip_version}",
+        # CMake 3.25 matches this line exactly (`nvcc: NVIDIA \(R\) Cuda compiler driver`); the next says who we are.
+        "nvcc: NVIDIA (R) Cuda compiler driver",
+        f"cassc {__version__}, not NVIDIA's nvcc: builds CUDA for {', '.join(offload_archs)} with clang and HIP {hip_version}",
         "Built on Fri_Nov_20_00:00:00_UTC_2026",
         f"Cuda compilation tools, release {version.major}.{version.minor}, V{version}",
         f"Build cassc_{__version__}/{'+'.join(offload_archs)}",
@@ -47,30 +46,13 @@ def version_banner(offload_archs: tuple[str, ...], hip_version: str) -> str:
 
 
 def toolkit_root() -> Path:
-    """The stand-in CUDA toolkit tree (bin/nvcc, include/, lib64/, nvvm/libdevice) in cassc's data dir."""
+    """The stand-in CUDA toolkit tree (toolkit.py builds it) in cassc's data dir."""
     return locations.data_dir() / "toolkit"
 
 
 def toolkit_library_dirs() -> tuple[str, str]:
     root = toolkit_root()
     return (f"-L{root / 'lib64' / 'stubs'}", f"-L{root / 'lib64'}")
-
-
-def ensure_toolkit_layout() -> Path:
-    """The toolkit tree CMake's probe requires (nvvm/libdevice must exist), with bin/nvcc running this
-    cassc. Cheap when it is already there: build systems call cassc once per file."""
-    root = toolkit_root()
-    nvcc = root / "bin" / "nvcc"
-    script = f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m cassc \"$@\"\n"
-    if nvcc.exists() and nvcc.read_text() == script:
-        return root
-    for sub in ("bin", "include", "lib64/stubs", "nvvm/libdevice"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    staging = nvcc.with_name(f".nvcc.{os.getpid()}")
-    staging.write_text(script)
-    staging.chmod(0o755)
-    os.replace(staging, nvcc)
-    return root
 
 
 def verbose_variables(cuda_archs: tuple[int, ...]) -> list[str]:

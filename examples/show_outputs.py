@@ -29,7 +29,8 @@ def main(root: Path) -> int:
     table = Table(title=f"cassc outputs under {root}")
     for column in ("file", "kind", "GPU code"):
         table.add_column(column)
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    # CMakeFiles/ holds CMake's probe programs, not the example's outputs.
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "CMakeFiles" not in p.parts):
         data = path.read_bytes()
         if is_archive(data):
             members = [m for m in read_archive(data) if m.data[:4] == b"\x7fELF"]

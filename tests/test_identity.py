@@ -12,6 +12,7 @@ def test_version_banner_has_nvccs_shape(cassc) -> None:
     lines = cassc("--version").stdout.splitlines()
     assert len(lines) == 5
     assert re.match(r"nvcc: [^\n]+ Cuda compiler driver", lines[0])  # CMake's vendor regex
+    assert re.match(r"nvcc: NVIDIA \(R\) Cuda compiler driver", lines[0])  # CMake 3.25's
     assert re.search(r"V(\d+\.\d+\.\d+)", "\n".join(lines))
     assert re.fullmatch(r"Cuda compilation tools, release \d+\.\d+, V\d+\.\d+\.\d+", lines[3])
     assert "cassc" in lines[1]

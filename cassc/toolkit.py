@@ -1,0 +1,228 @@
+"""The stand-in CUDA toolkit: the tree that CMake, Makefiles and `eval "$(cassc env)"` take for a CUDA
+install, built from `shims/` and the rename tables into cassc's data directory.
+
+    bin/nvcc                         runs this cassc
+    include/<CUDA header>            one per headers.tsv row: cassc_cuda.h (HIP runtime + CUDA names as
+                                     macros, generated from the same tables hipify uses), then the HIP header
+    lib64/libcudart.so.12            ELF libraries in which every CUDA entry point whose HIP twin
+    lib64/libcuda.so.1                 libamdhip64 exports is a jump to it (runtime.tsv, driver.tsv)
+    lib64/libcudart.so               linker scripts: the HIP runtime, plus the library above as needed
+    lib64/stubs/libcuda.so
+    lib64/libcudart_static.a         the jumps as an archive; libcudadevrt.a is empty (device code is linked
+    lib64/libcudadevrt.a               by cassc's device link)
+    lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
+    nvvm/libdevice/                  empty: CMake's toolkit probe requires it
+    version.json, cmake/cassc-toolchain.cmake
+
+`<data>/toolkit` is a symbolic link to `<data>/toolkits/<key>`: a tree is built whole under a temporary
+name, renamed into place, and the link is switched with one rename, so concurrent compiles never see a
+half-built toolkit. The key hashes everything the tree is made from; a changed cassc, Python, AMD
+toolchain, table or shim gets a fresh tree while build directories configured against an older one keep
+working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from cassc import __version__
+from cassc.cache import digest
+from cassc.errors import ToolchainError
+from cassc.hipify.tables import TABLE_DIR, read_table
+from cassc.nvcc_identity import CudaVersion, toolkit_root
+from cassc.toolchain import Toolchain, run
+
+SHIMS_DIR = Path(__file__).resolve().parent.parent / "shims"
+CUDART_SONAME = "libcudart.so.12"
+CUDA_DRIVER_SONAME = "libcuda.so.1"
+# HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
+# only __device__ functions too, so a host compile loses nothing without them.
+DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
+# The tables whose renames hold on the host; compat.tsv renames device intrinsics to cuda_compat.h's adapters.
+HOST_NAME_TABLES = ("runtime.tsv", "driver.tsv", "types.tsv", "libraries.tsv")
+
+
+def ensure_toolkit(toolchain: Toolchain) -> Path:
+    """The toolkit tree for this cassc and toolchain, built on first use. Cheap when it is there:
+    build systems call cassc once per file."""
+    link = toolkit_root()
+    key = _toolkit_key(toolchain)
+    relative_target = f"toolkits/{key}"
+    if _link_target(link) == relative_target:
+        return link
+    built = link.parent / relative_target
+    if not (built / "version.json").exists():
+        _build_toolkit(built, toolchain)
+    _point_link(link, relative_target)
+    return link
+
+
+def _link_target(link: Path) -> str | None:
+    try:
+        return os.readlink(link)
+    except OSError:
+        return None
+
+
+def _toolkit_key(toolchain: Toolchain) -> str:
+    sources = sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + [Path(__file__)]
+    parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(CudaVersion.current()),
+                                toolchain.identity(), str(toolchain.hip_lib_dir)]
+    for path in sources:
+        if path.is_file():
+            parts += [str(path.relative_to(SHIMS_DIR.parent)), path.read_bytes()]
+    return digest(*parts)[:20]
+
+
+def _point_link(link: Path, relative_target: str) -> None:
+    if link.is_dir() and not link.is_symlink():
+        shutil.rmtree(link, ignore_errors=True)  # the layout of cassc versions before the versioned trees
+    staging = link.with_name(f".{link.name}.{os.getpid()}")
+    staging.unlink(missing_ok=True)
+    staging.symlink_to(relative_target)
+    os.replace(staging, link)
+
+
+def _build_toolkit(target: Path, toolchain: Toolchain) -> None:
+    if not SHIMS_DIR.is_dir():
+        raise ToolchainError(f"cassc's shims/ directory is missing ({SHIMS_DIR}): install cassc from its "
+                             "checkout with `pip install -e .` (as `make setup` does)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp's 0700 would hide the toolkit from other users of a shared data dir
+    try:
+        _write_bin(staging)
+        _write_include(staging)
+        _write_lib64(staging, target, toolchain)
+        (staging / "nvvm" / "libdevice").mkdir(parents=True)
+        (staging / "cmake").mkdir()
+        shutil.copyfile(SHIMS_DIR / "cmake" / "cassc-toolchain.cmake", staging / "cmake" / "cassc-toolchain.cmake")
+        (staging / "version.json").write_text(version_json(CudaVersion.current()))
+        try:
+            staging.rename(target)
+        except OSError:
+            if not (target / "version.json").exists():  # lost a race to another cassc: theirs is as good
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def version_json(version: CudaVersion) -> str:
+    """The toolkit's version.json, which FindCUDAToolkit reads (CUDA >= 11.1 installs have it)."""
+    components = {"cuda": "CUDA SDK", "cuda_cudart": "CUDA Runtime (cudart)", "cuda_nvcc": "CUDA NVCC"}
+    return json.dumps({name: {"name": title, "version": str(version)} for name, title in components.items()},
+                      indent=3) + "\n"
+
+
+def _write_bin(root: Path) -> None:
+    nvcc = root / "bin" / "nvcc"
+    nvcc.parent.mkdir()
+    nvcc.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m cassc \"$@\"\n")
+    nvcc.chmod(0o755)
+
+
+# ------------------------------------------------------------------------------------------------
+# include/
+
+
+def _write_include(root: Path) -> None:
+    include = root / "include"
+    shutil.copytree(SHIMS_DIR / "include", include)
+    version = CudaVersion.current()
+    renames = [(cuda, hip) for table in HOST_NAME_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table)]
+    (include / "cassc_cuda_names.h").write_text(names_header(version, renames))
+    for cuda_header, hip_header, _ in read_table(TABLE_DIR / "headers.tsv"):
+        (include / cuda_header).write_text(cuda_header_text(cuda_header, hip_header))
+
+
+def names_header(version: CudaVersion, renames: list[tuple[str, str]]) -> str:
+    number = version.major * 1000 + version.minor * 10
+    lines = ["/* Generated by cassc from its rename tables: CUDA's version, and CUDA's names for HIP's. */",
+             "#pragma once",
+             f"#define CUDA_VERSION {number}",
+             f"#define CUDART_VERSION {number}"]
+    lines += [f"#define {cuda} {hip}" for cuda, hip in renames]
+    return "\n".join(lines) + "\n"
+
+
+def cuda_header_text(cuda_header: str, hip_header: str) -> str:
+    include = f"#include <{hip_header}>"
+    if hip_header in DEVICE_ONLY_HIP_HEADERS:
+        include = f"#if defined(__HIP__)\n{include}\n#endif"
+    return (f"/* Generated by cassc (headers.tsv): CUDA's <{cuda_header}> is HIP's <{hip_header}>. */\n"
+            f"#pragma once\n#include \"cassc_cuda.h\"\n{include}\n")
+
+
+# ------------------------------------------------------------------------------------------------
+# lib64/
+
+
+def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
+    """Build the libraries in `staging`; linker scripts name them where the tree will finally be."""
+    lib64 = staging / "lib64"
+    (lib64 / "stubs").mkdir(parents=True)
+    work = staging / "build"
+    work.mkdir()
+    hip_runtime = toolchain.hip_lib_dir / "libamdhip64.so"
+    exported = exported_functions(hip_runtime)
+    runtime = [(c, h) for c, h, _ in read_table(TABLE_DIR / "runtime.tsv") if h in exported]
+    driver = [(c, h) for c, h, _ in read_table(TABLE_DIR / "driver.tsv") if h in exported]
+    cudart_object = _assemble(jump_table(runtime), work / "cudart.o", toolchain)
+    _shared_library(cudart_object, lib64 / CUDART_SONAME, toolchain)
+    _shared_library(_assemble(jump_table(driver), work / "cuda.o", toolchain), lib64 / CUDA_DRIVER_SONAME, toolchain)
+    run([str(toolchain.archiver), "qc", str(lib64 / "libcudart_static.a"), str(cudart_object)])
+    run([str(toolchain.archiver), "qc", str(lib64 / "libcudadevrt.a")])
+    (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDART_SONAME))
+    (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDA_DRIVER_SONAME))
+    for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
+        installed = toolchain.hip_lib_dir / f"lib{hip}.so"
+        if hip != "amdhip64" and installed.exists():
+            (lib64 / f"lib{cuda}.so").symlink_to(installed)
+    shutil.rmtree(work)
+
+
+def exported_functions(library: Path) -> set[str]:
+    from elftools.elf.elffile import ELFFile
+
+    with library.open("rb") as handle:
+        symbols = ELFFile(handle).get_section_by_name(".dynsym")
+        return {s.name for s in symbols.iter_symbols()  # type: ignore[union-attr]
+                if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["type"] == "STT_FUNC"}
+
+
+def jump_table(renames: list[tuple[str, str]]) -> str:
+    """x86-64 assembly: each CUDA name is a function that jumps to its HIP twin. A jump passes every
+    argument register and the return slot through untouched, so no signature is needed; it is right
+    wherever HIP's function has CUDA's ABI (code compiled with these headers calls HIP directly)."""
+    lines = ["  .text"]
+    for cuda, hip in renames:
+        lines += [f"  .globl {cuda}", f"  .type {cuda},@function", "  .p2align 4", f"{cuda}:",
+                  f"  jmp {hip}@PLT", f"  .size {cuda},.-{cuda}"]
+    lines.append('  .section .note.GNU-stack,"",@progbits')
+    return "\n".join(lines) + "\n"
+
+
+def linker_script(hip_runtime: Path, cuda_named: Path) -> str:
+    """What `-lcudart` / `-lcuda` link: the HIP runtime (code built with the shim headers calls it
+    directly) and, only if something calls a CUDA-named entry point, the library of jumps."""
+    return ("/* cassc: the CUDA runtime is the HIP runtime (GNU ld linker script, as glibc's libc.so) */\n"
+            f"GROUP ( {hip_runtime} AS_NEEDED ( {cuda_named} ) )\n")
+
+
+def _assemble(assembly: str, output: Path, toolchain: Toolchain) -> Path:
+    source = output.with_suffix(".s")
+    source.write_text(assembly)
+    run([str(toolchain.clang), "-c", "-x", "assembler", str(source), "-o", str(output)])
+    return output
+
+
+def _shared_library(obj: Path, output: Path, toolchain: Toolchain) -> None:
+    rpath = [f"-Wl,-rpath,{toolchain.hip_lib_dir}"] if toolchain.kind == "rocm" else []
+    run([str(toolchain.clang), "-shared", f"-Wl,-soname,{output.name}", "-Wl,--no-undefined", str(obj),
+         "-o", str(output), f"-L{toolchain.hip_lib_dir}", "-lamdhip64", *rpath])

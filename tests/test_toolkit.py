@@ -1,0 +1,116 @@
+"""The stand-in CUDA toolkit (shims/ + the rename tables) as plain host compilers and linkers use it:
+`g++ -I$CUDA_PATH/include ... -L$CUDA_PATH/lib64 -lcudart`, with no GPU on this machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cassc.hipify.tables import TABLE_DIR, read_table
+from conftest import write
+
+HOST_PROGRAM = """\
+#include <cuda_runtime.h>
+#include <cstdio>
+
+int main() {
+  int count = -1;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  std::printf("cudaGetDeviceCount: %s\\n", cudaGetErrorName(status));
+  void* buffer = nullptr;
+  status = cudaMalloc(&buffer, 1024);
+  std::printf("cudaMalloc: %d %s\\n", static_cast<int>(status), cudaGetErrorString(status));
+  return status == cudaSuccess ? 0 : 2;
+}
+"""
+
+# What code compiled against NVIDIA's own headers does: call the CUDA-named entry point.
+NVIDIA_STYLE_PROGRAM = """\
+#include <cstdio>
+extern "C" int cudaGetDeviceCount(int*);
+int main() { int count = -1; std::printf("status %d\\n", cudaGetDeviceCount(&count)); return 0; }
+"""
+
+
+@pytest.fixture
+def toolkit(cassc, cassc_env: dict[str, str]) -> Path:
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    return Path(exports["CUDA_PATH"])
+
+
+def run_program(path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(path)], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_env_lines_evaluate_in_sh_and_bash(shell: str, cassc_env: dict[str, str], toolkit: Path) -> None:
+    script = f'eval "$({sys.executable} -m cassc env)" && command -v nvcc && echo "$CUDACXX $HIP_PLATFORM" && nvcc --version'
+    lines = subprocess.run([shell, "-c", script], env=cassc_env, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines[0] == str(toolkit / "bin" / "nvcc")  # ahead of any NVIDIA nvcc on PATH
+    assert lines[1] == f"{toolkit / 'bin' / 'nvcc'} amd"
+    assert "cassc" in lines[3]
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++-19"])
+def test_host_program_with_cuda_runtime_h_fails_cleanly_without_a_gpu(compiler: str, toolkit: Path,
+                                                                      tmp_path: Path) -> None:
+    source = write(tmp_path / "host.cpp", HOST_PROGRAM)
+    subprocess.run([compiler, f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64", "-lcudart",
+                    "-o", str(tmp_path / "host")], check=True, capture_output=True, text=True)
+    ran = run_program(tmp_path / "host")
+    assert ran.returncode == 2, ran.stderr  # the program's own exit: no signal, no hang
+    assert "cudaGetDeviceCount: hipErrorNoDevice" in ran.stdout
+    assert "cudaMalloc: 101 hipErrorInvalidDevice" in ran.stdout
+
+
+def test_cuda_named_entry_points_jump_to_hip(toolkit: Path, tmp_path: Path) -> None:
+    source = write(tmp_path / "nvidia_style.cpp", NVIDIA_STYLE_PROGRAM)
+    shared = tmp_path / "shared"
+    subprocess.run(["g++", str(source), f"-L{toolkit}/lib64", "-lcudart", "-o", str(shared)], check=True)
+    ran = run_program(shared, env={**os.environ, "LD_LIBRARY_PATH": str(toolkit / "lib64")})
+    assert ran.stdout == "status 100\n"  # hipErrorNoDevice, the same number as cudaErrorNoDevice
+    static = tmp_path / "static"
+    subprocess.run(["g++", str(source), f"-L{toolkit}/lib64", "-lcudart_static", "-lamdhip64", "-o", str(static)],
+                   check=True)
+    assert run_program(static).stdout == "status 100\n"
+
+
+def test_driver_api_through_libcuda_stub(toolkit: Path, tmp_path: Path) -> None:
+    source = write(tmp_path / "driver.cpp", '#include <cuda.h>\n#include <cstdio>\n'
+                   'int main() { CUresult r = cuInit(0); std::printf("cuInit %d\\n", (int)r); return 0; }\n')
+    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64/stubs", "-lcuda",
+                    "-o", str(tmp_path / "driver")], check=True)
+    ran = run_program(tmp_path / "driver")
+    assert ran.returncode == 0 and ran.stdout.startswith("cuInit ")
+
+
+def test_every_cuda_header_compiles_with_gcc(toolkit: Path, tmp_path: Path) -> None:
+    headers = [cuda for cuda, _, _ in read_table(TABLE_DIR / "headers.tsv")]
+    source = write(tmp_path / "all.cpp", "".join(f"#include <{h}>\n" for h in headers))
+    subprocess.run(["g++", "-fsyntax-only", f"-I{toolkit}/include", str(source)], check=True)
+
+
+def test_layout_that_cmake_and_find_cuda_toolkit_read(toolkit: Path) -> None:
+    assert json.loads((toolkit / "version.json").read_text())["cuda"]["version"] == "12.9.999"
+    assert os.access(toolkit / "bin" / "nvcc", os.X_OK)
+    assert (toolkit / "nvvm" / "libdevice").is_dir()
+    for library in ("libcudart.so", "libcudart.so.12", "libcudart_static.a", "libcudadevrt.a", "stubs/libcuda.so",
+                    "libcurand.so", "libcusparse.so"):
+        assert (toolkit / "lib64" / library).exists(), library
+    assert (toolkit / "cmake" / "cassc-toolchain.cmake").is_file()
+
+
+def test_a_changed_version_gets_a_new_tree_and_keeps_the_old(cassc, data_dir: Path) -> None:
+    cassc("env")
+    before = os.readlink(data_dir / "toolkit")
+    cassc("env", env={"CASSC_CUDA_VERSION": "12.4.999"})
+    after = os.readlink(data_dir / "toolkit")
+    assert after != before and (data_dir / before / "version.json").exists()
+    assert "12040" in (data_dir / "toolkit" / "include" / "cassc_cuda_names.h").read_text()
+    cassc("env")  # back to the default: the link moves, the tree is reused
+    assert os.readlink(data_dir / "toolkit") == before
