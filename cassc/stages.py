@@ -27,7 +27,7 @@ from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
-from cassc.hipify.tables import load_tables
+from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
 from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
 from cassc.invocation import InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs
@@ -38,8 +38,6 @@ if TYPE_CHECKING:  # pyelftools is imported only by builds that link
 DATA_DIR = Path(__file__).parent / "data"
 CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
 HOST_COMPAT_HEADER = DATA_DIR / "host_compat.h"
-# cassc's own headers that hipify maps CUDA headers to (`cassc/...` in headers.tsv).
-COMPAT_INCLUDE_DIR = DATA_DIR / "include"
 
 
 @dataclass

@@ -34,7 +34,7 @@ from pathlib import Path
 from cassc import __version__
 from cassc.cache import digest
 from cassc.errors import ToolchainError
-from cassc.hipify.tables import TABLE_DIR, read_table
+from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
 from cassc.toolchain import Toolchain, run
 
@@ -71,7 +71,8 @@ def _link_target(link: Path) -> str | None:
 
 
 def _toolkit_key(toolchain: Toolchain) -> str:
-    sources = sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + [Path(__file__)]
+    sources = (sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + sorted(COMPAT_INCLUDE_DIR.rglob("*"))
+               + [Path(__file__)])
     parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(CudaVersion.current()),
                                 toolchain.identity(), str(toolchain.hip_lib_dir)]
     for path in sources:
@@ -134,6 +135,7 @@ def _write_bin(root: Path) -> None:
 def _write_include(root: Path) -> None:
     include = root / "include"
     shutil.copytree(SHIMS_DIR / "include", include)
+    shutil.copytree(COMPAT_INCLUDE_DIR, include, dirs_exist_ok=True)  # what headers.tsv maps to `cassc/...`
     version = CudaVersion.current()
     renames = [(cuda, hip) for table in HOST_NAME_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table)]
     (include / "cassc_cuda_names.h").write_text(names_header(version, renames))

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 
 TABLE_DIR = Path(__file__).parent / "tables"
+# cassc's own headers, which headers.tsv names as `cassc/<name>.h`: HIP's header plus what it lacks.
+COMPAT_INCLUDE_DIR = Path(__file__).parent.parent / "data" / "include"
 HEADER_TABLE = "headers.tsv"
 LINK_LIBRARY_TABLE = "link-libraries.tsv"
 PACKAGE_TABLE = "packages.tsv"
@@ -37,7 +39,12 @@ class RenameTables:
         return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)
 
 
-def read_table(path: Path) -> list[tuple[str, str, int, list[str]]]:
+def read_table(path: Path) -> list[tuple[str, str, int]]:
+    """Rows (cuda, hip, line number) of one TSV table."""
+    return [(cuda, hip, number) for cuda, hip, number, _ in read_rows(path)]
+
+
+def read_rows(path: Path) -> list[tuple[str, str, int, list[str]]]:
     """Rows (cuda, hip, line number, further columns) of one TSV table."""
     rows = []
     lines = path.read_text().splitlines()
@@ -62,13 +69,13 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
         if path.name == PACKAGE_TABLE:
-            for cuda, hip, number, extra in read_table(path):
+            for cuda, hip, number, extra in read_rows(path):
                 if not extra:
                     raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip<TAB>package'")
                 packages.append(LibraryPackage(cuda, hip, extra[0]))
             continue
         target = {HEADER_TABLE: headers, LINK_LIBRARY_TABLE: link_libraries}.get(path.name, identifiers)
-        for cuda, hip, number, _ in read_table(path):
+        for cuda, hip, number in read_table(path):
             if cuda in target:
                 raise ValueError(f"{path}:{number}: '{cuda}' is already renamed by {sources[cuda]}")
             target[cuda] = hip

@@ -22,7 +22,7 @@ struct __nv_bfloat16;
 __CASSC_BF16_FN float __bfloat162float(__nv_bfloat16 a);
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a);
 
-struct __align__(2) __nv_bfloat16 {
+struct alignas(2) __nv_bfloat16 {
   unsigned short __x;
   __nv_bfloat16() = default;
   __host__ __device__ constexpr __nv_bfloat16(const __nv_bfloat16_raw& raw) : __x(raw.x) {}
@@ -38,7 +38,7 @@ struct __align__(2) __nv_bfloat16 {
 };
 typedef __nv_bfloat16 nv_bfloat16;
 
-struct __align__(4) __nv_bfloat162 {
+struct alignas(4) __nv_bfloat162 {
   __nv_bfloat16 x, y;
   __nv_bfloat162() = default;
   __host__ __device__ constexpr __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}

@@ -5,6 +5,9 @@
 #pragma once
 #include <hip/hip_fp16.h>
 
+/* A host compiler (g++ on a .cpp including <cuda_fp16.h>) gets HIP's host-only __half as it is. */
+#if defined(__HIP__)
+
 #define __CASSC_FP16_HOST static __host__ inline
 #define __CASSC_HALF_BINARY(op, name)                                                          \
   __host__ inline __half operator op(const __half& a, const __half& b) {                        \
@@ -55,3 +58,4 @@ static __host__ __device__ inline __half2 __hmin2(__half2 a, __half2 b) {
   return __halves2half2(__hmin(__low2half(a), __low2half(b)), __hmin(__high2half(a), __high2half(b)));
 }
 #undef __CASSC_FP16_HOST
+#endif /* __HIP__ */
