@@ -27,7 +27,8 @@ toolchain:
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test]'
+	# llama-cpp-python is a source distribution: pip builds llama.cpp (minutes on 2 cores)
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(VENV)/bin/pip install -q -e '.[model,test]'
 	touch $@
 
 demo: setup
