@@ -102,7 +102,7 @@ def compile_with(source: Path, backend: FixedAnswer, cache: Cache) -> tuple[stag
     unit = stages.hipify_source(Path(source.name), inv, toolchain, work)
     flags = stages.unit_flags(inv.inputs[0].kind, inv, toolchain, unit)
     runner = stages.Runner(toolchain, mirror_root=work / "mirror")
-    repairer = ModelRepairer(RepairSettings(model=None), cache, backend=backend)
+    repairer = ModelRepairer(cache, settings=RepairSettings(), backend=backend)
     output = work / "out.o"
     return stages.compile_unit(unit, inv.inputs[0].kind, flags, output, runner, cache, repairer=repairer), repairer
 

@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Callable
 from cassc import __version__
 from cassc.cache import Cache, digest
 from cassc.errors import CompileError, ModelError
-from cassc.repair.settings import RepairSettings, load_settings
 
 if TYPE_CHECKING:
+    from cassc.repair.settings import RepairSettings
     from cassc.hipify.tree import HipifiedUnit, MirroredFile
     from cassc.repair.backends import Backend, Generation
     from cassc.repair.prompt import RepairRequest
     from cassc.repair.region import Region
     from cassc.stages import Attempt
 
+CUDA_PREFIXES = ("cuda", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nvtx", "__nv")
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\n:]+):(?P<line>[0-9]+):(?P<column>[0-9]+): "
                          r"(?P<severity>fatal error|error|warning|note|remark): (?P<message>[^\n]*)", re.MULTILINE)
 
@@ -115,23 +116,21 @@ class _Answer:
 
 @dataclass
 class ModelRepairer:
-    """stages.Repairer for one cassc process: the model is chosen once and loaded only when a compile
-    fails. `backend` is for callers that bring their own (a test's fixed answer)."""
+    """stages.Repairer for one cassc process. Settings are read and the model chosen only when a
+    compile fails, and the model is loaded once. `backend` is for callers that bring their own (a
+    test's fixed answer)."""
 
-    settings: RepairSettings
     cache: Cache
+    option_model: str | None = None  # --cassc-model
+    settings: RepairSettings | None = None
     backend: Backend | None = None
     records: list[RepairRecord] = field(default_factory=list)
-
-    @classmethod
-    def configured(cls, option_model: str | None, cache: Cache) -> ModelRepairer:
-        return cls(load_settings(option_model), cache)
 
     def compile(self, unit: HipifiedUnit, attempt: Callable[[], Attempt], what: str) -> str:
         first = attempt()
         if first.returncode == 0:
             return first.reported(what)
-        if self.settings.model is None and self.backend is None:
+        if self._settings().model is None and self.backend is None:
             sys.stderr.write(first.diagnostics)
             _say("no repair model configured, so hipify's result stands (add a GGUF with `cassc model add`, "
                  "then --cassc-model NAME or CASSC_MODEL)")
@@ -154,20 +153,32 @@ class ModelRepairer:
         _say(f"{conclusion}; the errors above are those of hipify's translation")
         raise CompileError(f"{what} failed")
 
+    def _settings(self) -> RepairSettings:
+        if self.settings is None:
+            from cassc.repair.settings import load_settings
+
+            self.settings = load_settings(self.option_model)
+        return self.settings
+
     def _repair(self, unit: HipifiedUnit, attempt: Callable[[], Attempt], failed: Attempt) -> Attempt | None:
-        deadline = time.monotonic() + self.settings.time_limit_s
+        settings = self._settings()
+        deadline = time.monotonic() + settings.time_limit_s
         answers: dict[str, list[str]] = {}  # per region text: the answers given so far
         feedback: dict[str, str] = {}  # per region text: why its last answer was rejected
-        for _ in range(self.settings.max_attempts):
+        for _ in range(settings.max_attempts):
             if time.monotonic() > deadline:
-                _say(f"model repair stopped: its {self.settings.time_limit_s:.0f} s are spent")
+                _say(f"model repair stopped: its {settings.time_limit_s:.0f} s are spent")
                 return None
             target = _failing_target(unit, failed.diagnostics)
             if target is None:
                 _say("model repair skipped: the errors are not in files cassc translated")
                 return None
             code = _region_code(target)
-            answer = self._ask(target, code, feedback.get(code, ""))
+            try:
+                answer = self._ask(target, code, feedback.get(code, ""), deadline)
+            except _TimeUp:
+                _say(f"model repair stopped: its {settings.time_limit_s:.0f} s ran out while the model answered")
+                return None
             if answer.text in answers.get(code, ()):
                 _say("model repair stopped: the model repeats an answer already rejected")
                 return None
@@ -193,7 +204,7 @@ class ModelRepairer:
                 return failed
         return None
 
-    def _ask(self, target: _Target, code: str, rejection: str) -> _Answer:
+    def _ask(self, target: _Target, code: str, rejection: str, deadline: float) -> _Answer:
         """The model's answer for the target, or the replacement cached for this very failure.
         `rejection` says why the previous answer for this code was not used."""
         from cassc.repair.prompt import repair_prompt
@@ -204,7 +215,7 @@ class ModelRepairer:
         if hit is not None:
             return _Answer(hit.file("replacement").read_text(), None, key)
         prompt = repair_prompt(backend.prompt_format, _request(target, code, rejection))
-        generation = _generate_with_progress(backend, prompt, self.settings.max_answer_tokens)
+        generation = _generate_with_progress(backend, prompt, self._settings().max_answer_tokens, deadline)
         return _Answer(generation.text, generation, key)
 
     def _check(self, target: _Target, answer: _Answer) -> tuple[RepairRecord, str | None]:
@@ -246,8 +257,9 @@ class ModelRepairer:
             from cassc.repair.backends import backend_for
             from cassc.repair.registry import locate_model
 
-            assert self.settings.model is not None
-            self.backend = backend_for(locate_model(self.settings.model), self.settings)
+            settings = self._settings()
+            assert settings.model is not None, "a repair is attempted only with a model or a backend"
+            self.backend = backend_for(locate_model(settings.model), settings)
         return self.backend
 
 
@@ -317,11 +329,15 @@ def _request(target: _Target, code: str, rejection: str) -> RepairRequest:
     identifiers = load_tables().identifiers
     names = dict.fromkeys(t.text for t in tokenize(user_region) if t.kind == "identifier")
     renames = tuple((n, identifiers[n]) for n in names if n in identifiers)
-    unmapped = tuple(n for n in names if n not in identifiers and n.startswith(("cuda", "cu", "__nv")) and n in code)
+    unmapped = tuple(n for n in names if n not in identifiers and n.startswith(CUDA_PREFIXES) and n in code)
     return RepairRequest(code, target.errors, renames, unmapped, rejection)
 
 
-def _generate_with_progress(backend: Backend, prompt: str, max_tokens: int) -> Generation:
+class _TimeUp(Exception):
+    """Raised from the token callback: stops a generation that would outlast the repair's wall time."""
+
+
+def _generate_with_progress(backend: Backend, prompt: str, max_tokens: int, deadline: float) -> Generation:
     """Generate while rich shows tokens and elapsed time on stderr (a terminal only)."""
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -330,4 +346,10 @@ def _generate_with_progress(backend: Backend, prompt: str, max_tokens: int) -> G
     with Progress(SpinnerColumn(), TextColumn("cassc: model {task.description}"), TextColumn("{task.completed} tokens"),
                   TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(backend.name, total=None)
-        return backend.generate(prompt, max_tokens, lambda tokens: progress.update(task, completed=tokens))
+
+        def on_token(tokens: int) -> None:
+            progress.update(task, completed=tokens)
+            if time.monotonic() > deadline:
+                raise _TimeUp
+
+        return backend.generate(prompt, max_tokens, on_token)
