@@ -44,6 +44,8 @@ def _collect(pieces: Iterator[str], on_token: TokenCallback) -> tuple[str, int, 
     parts: list[str] = []
     size = tokens = 0
     for piece in pieces:
+        if not piece:  # the role announcement and the finish marker carry no text
+            continue
         tokens += 1
         parts.append(piece)
         size += len(piece)
@@ -53,8 +55,20 @@ def _collect(pieces: Iterator[str], on_token: TokenCallback) -> tuple[str, int, 
     return "".join(parts), tokens, False
 
 
+CHAT_TEMPLATE_TOKENS = 64  # what a chat template adds around the one user message, at most
+MIN_ANSWER_TOKENS = 32
+
 # llama.cpp models stay loaded for the life of the process: one cassc may compile many files.
 _LOADED: dict[tuple[str, int, int | None], Any] = {}
+
+
+def _llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as error:
+        raise ModelError("in-process model repair needs llama-cpp-python: pip install 'cassc[model]' "
+                         "(or use a model server: --cassc-model http://HOST:PORT)") from error
+    return llama_cpp
 
 
 class LlamaCppBackend:
@@ -71,11 +85,7 @@ class LlamaCppBackend:
         key = (str(self.model.path), self.context_length, self.threads)
         if key in _LOADED:
             return 0.0
-        try:
-            import llama_cpp
-        except ImportError as error:
-            raise ModelError("in-process model repair needs llama-cpp-python: pip install 'cassc[model]' "
-                             "(or use a model server: --cassc-model http://HOST:PORT)") from error
+        llama_cpp = _llama_cpp()
         started = time.monotonic()
         try:
             _LOADED[key] = llama_cpp.Llama(model_path=str(self.model.path), n_ctx=self.context_length,
@@ -86,16 +96,34 @@ class LlamaCppBackend:
 
     def generate(self, prompt: str, max_tokens: int, on_token: TokenCallback) -> Generation:
         load_seconds = self.load()
+        llama_cpp = _llama_cpp()
         llama = _LOADED[(str(self.model.path), self.context_length, self.threads)]
+        # llama.cpp fails mid-answer once prompt and answer outgrow the context: bound the answer
+        room = self.context_length - len(llama.tokenize(prompt.encode(), add_bos=True)) - CHAT_TEMPLATE_TOKENS
+        if room < MIN_ANSWER_TOKENS:
+            raise ModelError(f"{self.name}: the prompt fills its {self.context_length}-token context "
+                             "(raise context_length in [repair] of config.toml)")
         started = time.monotonic()
+        generated = 0
+
+        def count(input_ids: Any, scores: Any) -> Any:
+            # llama-cpp-python's streaming re-decodes the whole answer per token (cubic on answers of
+            # broken UTF-8); a logits processor sees each token at no cost, and may stop the answer
+            nonlocal generated
+            generated += 1
+            on_token(generated)
+            return scores
+
         try:
-            stream = llama.create_chat_completion(messages=[{"role": "user", "content": prompt}],
-                                                  max_tokens=max_tokens, temperature=0.0, stream=True)
-            pieces = (chunk["choices"][0]["delta"].get("content") or "" for chunk in stream)
-            text, tokens, truncated = _collect(pieces, on_token)
-        except ValueError as error:  # llama-cpp-python's "Requested tokens exceed context window"
-            raise ModelError(f"{self.name}: {error} (raise context_length in [repair] of config.toml)") from error
-        return Generation(text, tokens, time.monotonic() - started, load_seconds, truncated)
+            completion = llama.create_chat_completion(
+                messages=[{"role": "user", "content": prompt}], max_tokens=min(max_tokens, room), temperature=0.0,
+                logits_processor=llama_cpp.LogitsProcessorList([count]))
+        except (ValueError, RuntimeError) as error:  # "Requested tokens exceed context window", decode failures
+            raise ModelError(f"{self.name}: {error}") from error
+        text = completion["choices"][0]["message"]["content"] or ""
+        truncated = len(text) > MAX_ANSWER_CHARS
+        return Generation(text[:MAX_ANSWER_CHARS + 1], completion["usage"]["completion_tokens"],
+                          time.monotonic() - started, load_seconds, truncated)
 
 
 class OpenAIServerBackend:

@@ -86,7 +86,7 @@ class RepairRecord:
             source = f"a cached repair by {self.model}"
         else:
             source = (f"{self.model}, {self.tokens} tokens in {self.seconds:.1f} s "
-                      f"({self.tokens_per_second:.1f} tokens/s" + (f", model load {self.load_seconds:.1f} s)"
+                      f"({self.tokens_per_second:.1f} tokens/s" + (f", model load {self.load_seconds:.2f} s)"
                                                                    if self.load_seconds else ")"))
         if self.accepted:
             return f"model repair accepted for {where}: {source}"

@@ -12,10 +12,12 @@ import json
 import os
 import re
 import shutil
+import struct
 import tempfile
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from cassc import locations
 from cassc.errors import ModelError
@@ -47,7 +49,7 @@ class InstalledModel:
     sha256: str
     size: int
     prompt_format: str
-    context_length: int | None
+    context_length: int | None  # trained context, from the GGUF header
     known_as: str | None  # the registry entry it was added as
 
 
@@ -94,6 +96,46 @@ def check_gguf(path: Path) -> None:
                          "llama.cpp's convert_hf_to_gguf.py first")
 
 
+_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q",
+                 12: "<d"}
+_GGUF_STRING, _GGUF_ARRAY = 8, 9
+
+
+def gguf_context_length(path: Path) -> int | None:
+    """The context length the model was trained with (`<architecture>.context_length` in the GGUF
+    header): a longer llama.cpp context only degrades its answers."""
+    with path.open("rb", buffering=1 << 16) as stream:
+
+        def read(fmt: str) -> Any:
+            return struct.unpack(fmt, stream.read(struct.calcsize(fmt)))[0]
+
+        def string() -> str:
+            return stream.read(read("<Q")).decode("utf-8", errors="replace")
+
+        def value(kind: int) -> Any:
+            if kind == _GGUF_STRING:
+                return string()
+            if kind == _GGUF_ARRAY:
+                item_kind, count = read("<I"), read("<Q")
+                for _ in range(count):
+                    value(item_kind)
+                return None
+            return read(_GGUF_SCALARS[kind])
+
+        if stream.read(4) != GGUF_MAGIC:
+            return None
+        read("<I")  # version
+        read("<Q")  # tensor count
+        metadata: dict[str, Any] = {}
+        for _ in range(read("<Q")):
+            key = string()
+            metadata[key] = value(read("<I"))
+            architecture = metadata.get("general.architecture")
+            if architecture and f"{architecture}.context_length" in metadata:
+                return int(metadata[f"{architecture}.context_length"])
+    return None
+
+
 def add_model(source: Path, name: str | None = None, prompt_format: str | None = None) -> InstalledModel:
     """Put a GGUF file into the store (a hard link when the file system allows, else a copy)."""
     check_gguf(source)
@@ -122,7 +164,7 @@ def add_model(source: Path, name: str | None = None, prompt_format: str | None =
         except OSError:
             shutil.copyfile(source, staged)
         model = InstalledModel(name=name, path=target, sha256=digest, size=source.stat().st_size,
-                               prompt_format=chosen_format, context_length=entry.context_length if entry else None,
+                               prompt_format=chosen_format, context_length=gguf_context_length(source),
                                known_as=entry.name if entry else None)
         record = staging / f"{name}.json"
         record.write_text(json.dumps({**asdict(model), "path": str(target)}, indent=1))
@@ -178,8 +220,8 @@ def locate_model(spec: str) -> LocalModel | ServerModel:
             raise ModelError(f"model file '{spec}' does not exist")
         check_gguf(path)
         entry = {m.file_name: m for m in known_models().values()}.get(path.name)
-        return LocalModel(path.name.removesuffix(".gguf"), path.resolve(),
-                          entry.prompt_format if entry else "instruct", entry.context_length if entry else None, None)
+        return LocalModel(path.name.removesuffix(".gguf"), path.resolve(), entry.prompt_format if entry else "instruct",
+                          gguf_context_length(path), None)
     entry = known_models().get(spec)
     if entry is not None:
         raise ModelError(f"model '{spec}' is not installed. cassc never downloads models: fetch it by hand from "
