@@ -91,7 +91,7 @@ class FixedAnswer:
     def generate(self, prompt: str, max_tokens: int, on_token) -> Generation:
         self.prompts.append(prompt)
         on_token(1)
-        return Generation(f"Here is the AMD code:\n```amd\n{self.replacement}```\n", 1, 0.01, 0.0, False)
+        return Generation(f"Here is the AMD code:\n```amd\n{self.replacement}```\n", 1, 0.01, 0.0, 0.0, False)
 
 
 def compile_with(source: Path, backend: FixedAnswer, cache: Cache) -> tuple[stages.CompiledObject, ModelRepairer]:

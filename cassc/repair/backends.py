@@ -22,14 +22,17 @@ TokenCallback = Callable[[int], None]  # called with the number of tokens genera
 @dataclass(frozen=True)
 class Generation:
     text: str
-    tokens: int  # streamed pieces; llama.cpp streams one token per piece
-    seconds: float  # generating, after the model was loaded
+    tokens: int  # tokens generated (a server: streamed pieces, one token each)
+    seconds: float  # reading the prompt and generating, after the model was loaded
+    prompt_seconds: float  # until the first token: reading the prompt
     load_seconds: float  # loading the model for this answer (0 once loaded, and for servers)
     truncated: bool  # cut off at MAX_ANSWER_CHARS
 
     @property
     def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+        """Generation speed, the prompt's reading excluded."""
+        generating = self.seconds - self.prompt_seconds
+        return self.tokens / generating if generating > 0 else 0.0
 
 
 class Backend(Protocol):
@@ -38,21 +41,6 @@ class Backend(Protocol):
     identity: str  # changes whenever a different model would answer (repair cache key)
 
     def generate(self, prompt: str, max_tokens: int, on_token: TokenCallback) -> Generation: ...
-
-
-def _collect(pieces: Iterator[str], on_token: TokenCallback) -> tuple[str, int, bool]:
-    parts: list[str] = []
-    size = tokens = 0
-    for piece in pieces:
-        if not piece:  # the role announcement and the finish marker carry no text
-            continue
-        tokens += 1
-        parts.append(piece)
-        size += len(piece)
-        on_token(tokens)
-        if size > MAX_ANSWER_CHARS:
-            return "".join(parts), tokens, True
-    return "".join(parts), tokens, False
 
 
 CHAT_TEMPLATE_TOKENS = 64  # what a chat template adds around the one user message, at most
@@ -105,12 +93,15 @@ class LlamaCppBackend:
                              "(raise context_length in [repair] of config.toml)")
         started = time.monotonic()
         generated = 0
+        first_token_at = started
 
         def count(input_ids: Any, scores: Any) -> Any:
             # llama-cpp-python's streaming re-decodes the whole answer per token (cubic on answers of
             # broken UTF-8); a logits processor sees each token at no cost, and may stop the answer
-            nonlocal generated
+            nonlocal generated, first_token_at
             generated += 1
+            if generated == 1:
+                first_token_at = time.monotonic()
             on_token(generated)
             return scores
 
@@ -122,8 +113,8 @@ class LlamaCppBackend:
             raise ModelError(f"{self.name}: {error}") from error
         text = completion["choices"][0]["message"]["content"] or ""
         truncated = len(text) > MAX_ANSWER_CHARS
-        return Generation(text[:MAX_ANSWER_CHARS + 1], completion["usage"]["completion_tokens"],
-                          time.monotonic() - started, load_seconds, truncated)
+        return Generation(text[:MAX_ANSWER_CHARS + 1], generated, time.monotonic() - started,
+                          first_token_at - started, load_seconds, truncated)
 
 
 class OpenAIServerBackend:
@@ -165,15 +156,27 @@ class OpenAIServerBackend:
         return str(models[0]["id"])
 
     def generate(self, prompt: str, max_tokens: int, on_token: TokenCallback) -> Generation:
-        started = time.monotonic()
+        started = first_token_at = time.monotonic()
         body = {"model": self.served, "messages": [{"role": "user", "content": prompt}],
                 "max_tokens": max_tokens, "temperature": 0.0, "stream": True}
+        parts: list[str] = []
+        size = 0
         try:
             with self._request("/v1/chat/completions", body) as response:
-                text, tokens, truncated = _collect(_server_events(response), on_token)
+                for piece in _server_events(response):
+                    if not piece:  # the role announcement and the finish marker carry no text
+                        continue
+                    if not parts:
+                        first_token_at = time.monotonic()
+                    parts.append(piece)
+                    size += len(piece)
+                    on_token(len(parts))
+                    if size > MAX_ANSWER_CHARS:  # closing the response stops the server's generation
+                        break
         except (TimeoutError, ConnectionError, urllib.error.URLError) as error:
             raise ModelError(f"model server {self.base} stopped answering: {error}") from error
-        return Generation(text, tokens, time.monotonic() - started, 0.0, truncated)
+        return Generation("".join(parts), len(parts), time.monotonic() - started, first_token_at - started, 0.0,
+                          size > MAX_ANSWER_CHARS)
 
 
 def _server_events(response: Any) -> Iterator[str]:

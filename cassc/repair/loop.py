@@ -73,21 +73,23 @@ class RepairRecord:
     diff: str
     tokens: int = 0
     seconds: float = 0.0
+    prompt_seconds: float = 0.0
     load_seconds: float = 0.0
     from_cache: bool = False
 
     @property
     def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+        generating = self.seconds - self.prompt_seconds
+        return self.tokens / generating if generating > 0 else 0.0
 
     def summary(self) -> str:
         where = f"{self.file}:{self.first_line}-{self.last_line} ({self.region})"
         if self.from_cache:
             source = f"a cached repair by {self.model}"
         else:
-            source = (f"{self.model}, {self.tokens} tokens in {self.seconds:.1f} s "
-                      f"({self.tokens_per_second:.1f} tokens/s" + (f", model load {self.load_seconds:.2f} s)"
-                                                                   if self.load_seconds else ")"))
+            load = f", model load {self.load_seconds:.2f} s" if self.load_seconds else ""
+            source = (f"{self.model}, {self.tokens} tokens in {self.seconds:.1f} s: prompt {self.prompt_seconds:.1f} s, "
+                      f"{self.tokens_per_second:.1f} tokens/s{load}")
         if self.accepted:
             return f"model repair accepted for {where}: {source}"
         return f"model repair rejected for {where}: {self.reason} [{source}]"
@@ -229,6 +231,7 @@ class ModelRepairer:
             file=target.name, first_line=target.first_user_line, last_line=target.last_user_line,
             region=target.region.name, model=self._backend().name, accepted=True, reason="", diff="",
             tokens=generation.tokens if generation else 0, seconds=generation.seconds if generation else 0.0,
+            prompt_seconds=generation.prompt_seconds if generation else 0.0,
             load_seconds=generation.load_seconds if generation else 0.0, from_cache=generation is None)
         try:
             if generation is not None and generation.truncated:
