@@ -207,7 +207,8 @@ def model_verify(model: str = typer.Argument(..., help="An installed name, a .gg
     generation = backend.generate("Reply with the single word OK.", 8, lambda _: None)
     if generation.tokens == 0:
         raise ModelError(f"{backend.name} loaded but generated nothing")
-    report.update(name=backend.name, prompt_format=backend.prompt_format, load_seconds=round(generation.load_seconds, 3),
+    report.update(name=backend.name, prompt_format=backend.prompt_format,
+                  load_seconds=round(generation.load_seconds, 3),
                   tokens=generation.tokens, seconds=round(generation.seconds, 3),
                   tokens_per_second=round(generation.tokens_per_second, 1), answer=generation.text)
     if json_output:

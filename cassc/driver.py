@@ -20,7 +20,7 @@ from cassc.errors import InputError, OutputError, UsageError
 from cassc.hipify.tree import display_path
 from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
 from cassc.outputs import atomic_output, check_writable
-from cassc.repair.loop import ModelRepairer
+from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:

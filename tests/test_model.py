@@ -129,7 +129,7 @@ def test_server_backend_verifies_and_falls_back(cassc, model_server: str, tmp_pa
     write(tmp_path / "lanes.cu", BROKEN_KERNEL)
     result = cassc("-c", "lanes.cu", "--cassc-model", model_server, check=False)
     assert result.returncode == 1
-    assert f"model repair rejected for lanes.cu:3-8 (lanes)" in result.stderr
+    assert "model repair rejected for lanes.cu:3-8 (lanes)" in result.stderr
     assert f"tiny-server at {model_server}" in result.stderr
     assert "model repair did not fix this unit" in result.stderr
 

@@ -16,7 +16,7 @@ from cassc.errors import CompileError
 from cassc.invocation import parse_invocation
 from cassc.repair.apply import check_replacement
 from cassc.repair.backends import Generation
-from cassc.repair.loop import ModelRepairer
+from cassc.repair.hook import ModelRepairer
 from cassc.repair.prompt import AnswerRejected, parse_answer
 from cassc.repair.region import enclosing_region
 from cassc.repair.settings import RepairSettings
@@ -114,7 +114,8 @@ def isolated(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     return Cache(tmp_path / "cache", enabled=True)
 
 
-def test_fixed_answer_repairs_a_broken_kernel(isolated: Cache, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+def test_fixed_answer_repairs_a_broken_kernel(isolated: Cache, tmp_path: Path,
+                                              capfd: pytest.CaptureFixture[str]) -> None:
     source = write(tmp_path / "lanes.cu", BROKEN_KERNEL)
     backend = FixedAnswer(KERNEL_FIX)
     compiled, repairer = compile_with(source, backend, isolated)
@@ -167,7 +168,8 @@ def test_answers_changing_what_no_error_implicates_are_rejected(
 
 
 def test_region_is_the_smallest_enclosing_definition() -> None:
-    text = 'namespace n {\nstruct S { int a; };\ntemplate <int N>\n__global__ void k() {\n  const char* s = "}";\n}\n}\nint x = 1;\n'
+    text = ('namespace n {\nstruct S { int a; };\ntemplate <int N>\n__global__ void k() {\n'
+            '  const char* s = "}";\n}\n}\nint x = 1;\n')
     assert enclosing_region(text, 5).name == "k" and enclosing_region(text, 5).first_line == 3
     assert enclosing_region(text, 2).name == "S"
     assert enclosing_region(text, 8).name == "declaration"

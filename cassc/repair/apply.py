@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from cassc.repair.prompt import AnswerRejected
 from cassc.repair.region import Region, Token, code_tokens

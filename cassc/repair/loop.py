@@ -1,9 +1,9 @@
-"""The repair loop: when a hipified unit fails to compile, a model rewrites the smallest definition
-around the first error, and the unit is compiled again.
+"""The repair loop (entered from hook.ModelRepairer when a compile fails): a model rewrites the
+smallest definition around the first error, and the unit is compiled again.
 
-    diagnostics ─► region (region.py) ─► prompt (prompt.py) ─► model (backends.py) ─► code block
-        ▲                                                                                 │
-        └──── recompile ◄── splice into cassc's mirror ◄── check (apply.py) ◄─────────────┘
+    errors ─► region (region.py) ─► prompt (prompt.py) ─► model (backends.py) ─► code block
+      ▲                                                                            │
+      └── recompile ◄── splice into cassc's mirror ◄── check (apply.py) ◄──────────┘
 
 Attempts and wall time are bounded by the settings. A replacement that compiles, or that moves every
 error out of its region, is accepted and cached by content hash (the same failure is then repaired
@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -26,12 +27,15 @@ from cassc import __version__
 from cassc.cache import Cache, digest
 from cassc.errors import CompileError, ModelError
 
+from cassc.hipify.tables import load_tables
+from cassc.repair.apply import check_replacement, display_name, region_text, splice, unified_diff, user_lines
+from cassc.repair.backends import Backend, Generation
+from cassc.repair.prompt import MAX_ANSWER_CHARS, AnswerRejected, RepairRequest, parse_answer, repair_prompt
+from cassc.repair.region import Region, tokenize, top_level_regions
+
 if TYPE_CHECKING:
-    from cassc.repair.settings import RepairSettings
     from cassc.hipify.tree import HipifiedUnit, MirroredFile
-    from cassc.repair.backends import Backend, Generation
-    from cassc.repair.prompt import RepairRequest
-    from cassc.repair.region import Region
+    from cassc.repair.hook import ModelRepairer
     from cassc.stages import Attempt
 
 CUDA_PREFIXES = ("cuda", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nvtx", "__nv")
@@ -88,8 +92,8 @@ class RepairRecord:
             source = f"a cached repair by {self.model}"
         else:
             load = f", model load {self.load_seconds:.2f} s" if self.load_seconds else ""
-            source = (f"{self.model}, {self.tokens} tokens in {self.seconds:.1f} s: prompt {self.prompt_seconds:.1f} s, "
-                      f"{self.tokens_per_second:.1f} tokens/s{load}")
+            source = (f"{self.model}, {self.tokens} tokens in {self.seconds:.1f} s: "
+                      f"prompt {self.prompt_seconds:.1f} s, {self.tokens_per_second:.1f} tokens/s{load}")
         if self.accepted:
             return f"model repair accepted for {where}: {source}"
         return f"model repair rejected for {where}: {self.reason} [{source}]"
@@ -116,154 +120,123 @@ class _Answer:
     key: str  # the repair cache key of this failure
 
 
-@dataclass
-class ModelRepairer:
-    """stages.Repairer for one cassc process. Settings are read and the model chosen only when a
-    compile fails, and the model is loaded once. `backend` is for callers that bring their own (a
-    test's fixed answer)."""
-
-    cache: Cache
-    option_model: str | None = None  # --cassc-model
-    settings: RepairSettings | None = None
-    backend: Backend | None = None
-    records: list[RepairRecord] = field(default_factory=list)
-
-    def compile(self, unit: HipifiedUnit, attempt: Callable[[], Attempt], what: str) -> str:
-        first = attempt()
-        if first.returncode == 0:
-            return first.reported(what)
-        if self._settings().model is None and self.backend is None:
-            sys.stderr.write(first.diagnostics)
-            _say("no repair model configured, so hipify's result stands (add a GGUF with `cassc model add`, "
-                 "then --cassc-model NAME or CASSC_MODEL)")
-            raise CompileError(f"{what} failed")
-        originals = {f.mirrored: f.mirrored.read_bytes() for f in unit.files}
-        earlier = len(self.records)
-        try:
-            fixed = self._repair(unit, attempt, first)
-            conclusion = "model repair did not fix this unit"
-        except ModelError as error:
-            fixed, conclusion = None, f"model repair unavailable: {error}"
-        if fixed is not None:
-            for record in self.records[earlier:]:
-                if record.accepted:
-                    sys.stderr.write(record.diff)
-            return fixed.reported(what)
-        for path, data in originals.items():
-            path.write_bytes(data)
+def repair_failed_compile(repairer: ModelRepairer, unit: HipifiedUnit, attempt: Callable[[], Attempt],
+                          first: Attempt, what: str) -> str:
+    """What ModelRepairer.compile does once `first` failed: repair, or restore and report."""
+    if repairer.configured().model is None and repairer.backend is None:
         sys.stderr.write(first.diagnostics)
-        _say(f"{conclusion}; the errors above are those of hipify's translation")
+        _say("no repair model configured, so hipify's result stands (add a GGUF with `cassc model add`, "
+             "then --cassc-model NAME or CASSC_MODEL)")
         raise CompileError(f"{what} failed")
+    originals = {f.mirrored: f.mirrored.read_bytes() for f in unit.files}
+    earlier = len(repairer.records)
+    try:
+        fixed = _repair(repairer, unit, attempt, first)
+        conclusion = "model repair did not fix this unit"
+    except ModelError as error:
+        fixed, conclusion = None, f"model repair unavailable: {error}"
+    if fixed is not None:
+        for record in repairer.records[earlier:]:
+            if record.accepted:
+                sys.stderr.write(record.diff)
+        return fixed.reported(what)
+    for path, data in originals.items():
+        path.write_bytes(data)
+    sys.stderr.write(first.diagnostics)
+    _say(f"{conclusion}; the errors above are those of hipify's translation")
+    raise CompileError(f"{what} failed")
 
-    def _settings(self) -> RepairSettings:
-        if self.settings is None:
-            from cassc.repair.settings import load_settings
 
-            self.settings = load_settings(self.option_model)
-        return self.settings
-
-    def _repair(self, unit: HipifiedUnit, attempt: Callable[[], Attempt], failed: Attempt) -> Attempt | None:
-        settings = self._settings()
-        deadline = time.monotonic() + settings.time_limit_s
-        answers: dict[str, list[str]] = {}  # per region text: the answers given so far
-        feedback: dict[str, str] = {}  # per region text: why its last answer was rejected
-        for _ in range(settings.max_attempts):
-            if time.monotonic() > deadline:
-                _say(f"model repair stopped: its {settings.time_limit_s:.0f} s are spent")
-                return None
-            target = _failing_target(unit, failed.diagnostics)
-            if target is None:
-                _say("model repair skipped: the errors are not in files cassc translated")
-                return None
-            code = _region_code(target)
-            try:
-                answer = self._ask(target, code, feedback.get(code, ""), deadline)
-            except _TimeUp:
-                _say(f"model repair stopped: its {settings.time_limit_s:.0f} s ran out while the model answered")
-                return None
-            if answer.text in answers.get(code, ()):
-                _say("model repair stopped: the model repeats an answer already rejected")
-                return None
-            answers.setdefault(code, []).append(answer.text)
-            record, replacement = self._check(target, answer)
-            if replacement is not None:
-                target.mirrored.mirrored.write_text(_spliced(target, replacement), errors="surrogateescape")
-                result = attempt()
-                still_inside = [d for d in parse_diagnostics(result.diagnostics) if d.severity in ("error", "fatal error")
-                                and d.file == target.name and target.first_user_line <= d.line <= target.last_user_line]
-                if result.returncode != 0 and (still_inside or _unattributed(result.diagnostics)):
-                    target.mirrored.mirrored.write_text(target.text, errors="surrogateescape")
-                    first_error = (still_inside or parse_diagnostics(result.diagnostics) or [None])[0]
-                    reason = "the recompile still fails" + (f": {first_error.message}" if first_error else "")
-                    record = _rejected(record, reason)
-                else:
-                    self._remember(answer.key, replacement, record)
-                    failed = result
-            self.records.append(record)
-            feedback[code] = record.reason
-            _say(record.summary())
-            if record.accepted and failed.returncode == 0:
-                return failed
-        return None
-
-    def _ask(self, target: _Target, code: str, rejection: str, deadline: float) -> _Answer:
-        """The model's answer for the target, or the replacement cached for this very failure.
-        `rejection` says why the previous answer for this code was not used."""
-        from cassc.repair.prompt import repair_prompt
-
-        backend = self._backend()
-        key = digest("model-repair", __version__, backend.identity, code, target.errors)
-        hit = self.cache.lookup(key)
-        if hit is not None:
-            return _Answer(hit.file("replacement").read_text(), None, key)
-        prompt = repair_prompt(backend.prompt_format, _request(target, code, rejection))
-        generation = _generate_with_progress(backend, prompt, self._settings().max_answer_tokens, deadline)
-        return _Answer(generation.text, generation, key)
-
-    def _check(self, target: _Target, answer: _Answer) -> tuple[RepairRecord, str | None]:
-        """The record of the answer, and the replacement when it may be compiled."""
-        from cassc.repair.apply import check_replacement, unified_diff
-        from cassc.repair.prompt import MAX_ANSWER_CHARS, AnswerRejected, parse_answer
-
-        original = _region_code(target)
-        generation = answer.generation
-        record = RepairRecord(
-            file=target.name, first_line=target.first_user_line, last_line=target.last_user_line,
-            region=target.region.name, model=self._backend().name, accepted=True, reason="", diff="",
-            tokens=generation.tokens if generation else 0, seconds=generation.seconds if generation else 0.0,
-            prompt_seconds=generation.prompt_seconds if generation else 0.0,
-            load_seconds=generation.load_seconds if generation else 0.0, from_cache=generation is None)
+def _repair(repairer: ModelRepairer, unit: HipifiedUnit, attempt: Callable[[], Attempt],
+            failed: Attempt) -> Attempt | None:
+    settings = repairer.configured()
+    deadline = time.monotonic() + settings.time_limit_s
+    answers: dict[str, list[str]] = {}  # per region text: the answers given so far
+    feedback: dict[str, str] = {}  # per region text: why its last answer was rejected
+    for _ in range(settings.max_attempts):
+        if time.monotonic() > deadline:
+            _say(f"model repair stopped: its {settings.time_limit_s:.0f} s are spent")
+            return None
+        target = _failing_target(unit, failed.diagnostics)
+        if target is None:
+            _say("model repair skipped: the errors are not in files cassc translated")
+            return None
+        code = _region_code(target)
         try:
-            if generation is not None and generation.truncated:
-                raise AnswerRejected(f"the answer grew past {MAX_ANSWER_CHARS} characters")
-            replacement = answer.text if generation is None else parse_answer(answer.text)
-            record = replace(record, diff=unified_diff(original, replacement, target.name, target.first_user_line))
-            check_replacement(original, replacement, target.implicated)
-        except AnswerRejected as error:
-            return _rejected(record, str(error)), None
-        return record, replacement
+            answer = _ask(repairer, target, code, feedback.get(code, ""), deadline)
+        except _TimeUp:
+            _say(f"model repair stopped: its {settings.time_limit_s:.0f} s ran out while the model answered")
+            return None
+        if answer.text in answers.get(code, ()):
+            _say("model repair stopped: the model repeats an answer already rejected")
+            return None
+        answers.setdefault(code, []).append(answer.text)
+        record, replacement = _check(repairer.model().name, target, answer)
+        if replacement is not None:
+            spliced = splice(target.text, target.region, replacement)
+            target.mirrored.mirrored.write_text(spliced, errors="surrogateescape")
+            result = attempt()
+            still_inside = [d for d in parse_diagnostics(result.diagnostics) if d.severity in ("error", "fatal error")
+                            and d.file == target.name and target.first_user_line <= d.line <= target.last_user_line]
+            if result.returncode != 0 and (still_inside or _unattributed(result.diagnostics)):
+                target.mirrored.mirrored.write_text(target.text, errors="surrogateescape")
+                first_error = (still_inside or parse_diagnostics(result.diagnostics) or [None])[0]
+                reason = "the recompile still fails" + (f": {first_error.message}" if first_error else "")
+                record = _rejected(record, reason)
+            else:
+                _remember(repairer.cache, answer.key, replacement, record)
+                failed = result
+        repairer.records.append(record)
+        feedback[code] = record.reason
+        _say(record.summary())
+        if record.accepted and failed.returncode == 0:
+            return failed
+    return None
 
-    def _remember(self, key: str, replacement: str, record: RepairRecord) -> None:
-        if record.from_cache or not self.cache.enabled:
-            return
-        import tempfile
 
-        with tempfile.TemporaryDirectory(prefix="cassc-repair-") as scratch:
-            path = Path(scratch) / "replacement"
-            path.write_text(replacement)
-            self.cache.store(key, {"replacement": path}, {"model": record.model, "file": record.file,
-                                                          "diff": record.diff, "tokens": record.tokens,
-                                                          "tokens_per_second": record.tokens_per_second})
+def _ask(repairer: ModelRepairer, target: _Target, code: str, rejection: str, deadline: float) -> _Answer:
+    """The model's answer for the target, or the replacement cached for this very failure.
+    `rejection` says why the previous answer for this code was not used."""
+    backend = repairer.model()
+    key = digest("model-repair", __version__, backend.identity, code, target.errors)
+    hit = repairer.cache.lookup(key)
+    if hit is not None:
+        return _Answer(hit.file("replacement").read_text(), None, key)
+    prompt = repair_prompt(backend.prompt_format, _request(target, code, rejection))
+    generation = _generate_with_progress(backend, prompt, repairer.configured().max_answer_tokens, deadline)
+    return _Answer(generation.text, generation, key)
 
-    def _backend(self) -> Backend:
-        if self.backend is None:
-            from cassc.repair.backends import backend_for
-            from cassc.repair.registry import locate_model
 
-            settings = self._settings()
-            assert settings.model is not None, "a repair is attempted only with a model or a backend"
-            self.backend = backend_for(locate_model(settings.model), settings)
-        return self.backend
+def _check(model: str, target: _Target, answer: _Answer) -> tuple[RepairRecord, str | None]:
+    """The record of the answer, and the replacement when it may be compiled."""
+    original = _region_code(target)
+    generation = answer.generation
+    record = RepairRecord(
+        file=target.name, first_line=target.first_user_line, last_line=target.last_user_line,
+        region=target.region.name, model=model, accepted=True, reason="", diff="",
+        tokens=generation.tokens if generation else 0, seconds=generation.seconds if generation else 0.0,
+        prompt_seconds=generation.prompt_seconds if generation else 0.0,
+        load_seconds=generation.load_seconds if generation else 0.0, from_cache=generation is None)
+    try:
+        if generation is not None and generation.truncated:
+            raise AnswerRejected(f"the answer grew past {MAX_ANSWER_CHARS} characters")
+        replacement = answer.text if generation is None else parse_answer(answer.text)
+        record = replace(record, diff=unified_diff(original, replacement, target.name, target.first_user_line))
+        check_replacement(original, replacement, target.implicated)
+    except AnswerRejected as error:
+        return _rejected(record, str(error)), None
+    return record, replacement
+
+
+def _remember(cache: Cache, key: str, replacement: str, record: RepairRecord) -> None:
+    if record.from_cache or not cache.enabled:
+        return
+    with tempfile.TemporaryDirectory(prefix="cassc-repair-") as scratch:
+        path = Path(scratch) / "replacement"
+        path.write_text(replacement)
+        meta = {"model": record.model, "file": record.file, "diff": record.diff, "tokens": record.tokens,
+                "tokens_per_second": record.tokens_per_second}
+        cache.store(key, {"replacement": path}, meta)
 
 
 def _rejected(record: RepairRecord, reason: str) -> RepairRecord:
@@ -280,9 +253,6 @@ def _unattributed(diagnostics: str) -> bool:
 
 
 def _failing_target(unit: HipifiedUnit, diagnostics: str) -> _Target | None:
-    from cassc.repair.apply import display_name, user_lines
-    from cassc.repair.region import Region, top_level_regions
-
     files = {}
     for mirrored in unit.files:
         text = mirrored.mirrored.read_text(errors="surrogateescape")
@@ -308,25 +278,13 @@ def _failing_target(unit: HipifiedUnit, diagnostics: str) -> _Target | None:
     return _Target(mirrored, name, text, region, first_user, last_user, implicated, "".join(d.text for d in inside))
 
 
-def _spliced(target: _Target, replacement: str) -> str:
-    from cassc.repair.apply import splice
-
-    return splice(target.text, target.region, replacement)
-
-
 def _region_code(target: _Target) -> str:
-    from cassc.repair.apply import region_text
-
     return region_text(target.text, target.region)
 
 
 def _request(target: _Target, code: str, rejection: str) -> RepairRequest:
     """The region and its errors, with the renames hipify applied in the user's text of the region
     and the CUDA-looking names it had none for."""
-    from cassc.hipify.tables import load_tables
-    from cassc.repair.prompt import RepairRequest
-    from cassc.repair.region import tokenize
-
     original = target.mirrored.original.read_text(errors="surrogateescape").split("\n")
     user_region = "\n".join(original[target.first_user_line - 1:target.last_user_line])
     identifiers = load_tables().identifiers

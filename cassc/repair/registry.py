@@ -59,7 +59,8 @@ def known_models(directory: Path = KNOWN_MODELS_DIR) -> dict[str, KnownModel]:
         data = tomllib.loads(path.read_text())
         model = KnownModel(**data)
         if model.prompt_format not in PROMPT_FORMATS:
-            raise ModelError(f"{path}: unknown prompt_format '{model.prompt_format}' (one of {', '.join(PROMPT_FORMATS)})")
+            raise ModelError(f"{path}: unknown prompt_format '{model.prompt_format}' "
+                             f"(one of {', '.join(PROMPT_FORMATS)})")
         models[model.name] = model
     return models
 
