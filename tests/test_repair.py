@@ -14,11 +14,11 @@ from cassc import stages
 from cassc.cache import Cache
 from cassc.errors import CompileError
 from cassc.invocation import parse_invocation
-from cassc.repair.apply import check_replacement
+from cassc.repair.apply import check_replacement, splice, user_lines
 from cassc.repair.backends import Generation
 from cassc.repair.hook import ModelRepairer
 from cassc.repair.prompt import AnswerRejected, parse_answer
-from cassc.repair.region import enclosing_region
+from cassc.repair.region import Region, enclosing_region
 from cassc.repair.settings import RepairSettings
 from cassc.toolchain import find_toolchain
 from conftest import gpu_targets, write
@@ -190,3 +190,14 @@ def test_unchanged_code_and_literal_changes_at_the_error_are_told_apart() -> Non
     check_replacement(original, 'void f() {\n  good();\n  puts("keep");\n}\n', {(2, 7)})  # the error is in "bad"
     with pytest.raises(AnswerRejected, match="string literal"):
         check_replacement(original, 'void f() {\n  good();\n  puts("kept");\n}\n', {(2, 7)})
+
+
+def test_a_longer_replacement_keeps_later_lines_numbered_as_the_users() -> None:
+    mirrored = '#line 1 "k.cu"\nint a;\nvoid f() {\n  bad();\n}\nint b;\n'
+    region = Region(2, 4, "f")  # mirrored-file indexes: `void f() {` to `}`
+    spliced = splice(mirrored, region, "void f() {\n  good();\n  more();\n}\n")
+    assert spliced.split("\n")[6] == '#line 5 "k.cu"'
+    numbers = user_lines(spliced)
+    assert spliced.split("\n")[7] == "int b;" and numbers[7] == 5
+    shorter = splice(mirrored, region, "void f() { good(); }\n")
+    assert user_lines(shorter)[5] == 5 and shorter.split("\n")[5] == "int b;"
