@@ -24,10 +24,11 @@ toolchain:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+# The `model` extra is llama-cpp-python, a source distribution: pip builds llama.cpp (minutes on 2 cores).
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test]'
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(VENV)/bin/pip install -q -e '.[model,test]'
 	touch $@
 
 demo: setup

@@ -1,4 +1,4 @@
-"""The `cassc` command. With a subcommand (doctor, setup, env) it is a typer app; otherwise it is nvcc.
+"""The `cassc` command. With a subcommand (doctor, setup, env, model) it is a typer app; otherwise it is nvcc.
 
 The nvcc path imports as little as possible: build systems call it once per file, so its start-up
 time is part of every compile.
@@ -10,7 +10,7 @@ import sys
 
 from cassc.errors import CasscError
 
-SUBCOMMANDS = ("doctor", "setup", "env")
+SUBCOMMANDS = ("doctor", "setup", "env", "model")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         from cassc.commands import app
 
-        return app(args=args, prog_name="cassc", standalone_mode=False) or 0
+        try:
+            return app(args=args, prog_name="cassc", standalone_mode=False) or 0
+        except CasscError as error:
+            print(f"cassc {args[0]}: {error}", file=sys.stderr)
+            return error.exit_code
     return nvcc_main(args)
 
 

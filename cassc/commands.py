@@ -1,4 +1,4 @@
-"""cassc's own subcommands: doctor, setup, env."""
+"""cassc's own subcommands: doctor, setup, env, model."""
 
 from __future__ import annotations
 
@@ -116,3 +116,109 @@ def env() -> None:
     }
     for name, value in values.items():
         print(f"export {name}={shlex.quote(value)}")
+
+
+
+
+model_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                        help="Repair models: local GGUF files run by llama.cpp. cassc never downloads one.")
+app.add_typer(model_app, name="model")
+
+
+@model_app.command("add")
+def model_add(path: str = typer.Argument(..., help="A GGUF file."),
+              name: str | None = typer.Option(None, "--name", help="Its name in cassc (default: the registry's "
+                                              "name for a known file, else the file name)."),
+              prompt_format: str | None = typer.Option(None, "--prompt", help="cass-source or instruct "
+                                                       "(default: the registry's, else instruct).")) -> None:
+    """Add a GGUF model to cassc's data directory (a hard link when possible, else a copy)."""
+    from pathlib import Path
+
+    from cassc.repair.registry import add_model
+
+    model = add_model(Path(path), name, prompt_format)
+    known = f", known as {model.known_as}" if model.known_as else ""
+    print(f"added {model.name}: {model.path} ({model.size} bytes, sha256 {model.sha256}, "
+          f"prompt {model.prompt_format}{known})")
+
+
+@model_app.command("list")
+def model_list(json_output: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    """List the models added to cassc and the models it knows how to use."""
+    from dataclasses import asdict
+
+    from cassc.repair.registry import installed_models, known_models
+    from cassc.repair.settings import config_file, load_settings
+
+    installed = installed_models()
+    known = known_models()
+    selected = load_settings(None).model
+    if json_output:
+        print(json.dumps({
+            "selected": selected,
+            "installed": [{**asdict(m), "path": str(m.path)} for m in installed.values()],
+            "known": [{**asdict(k), "installed": k.name in installed} for k in known.values()],
+        }, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="cassc repair models")
+    for column in ("name", "prompt", "size / where to get it", "status"):
+        table.add_column(column)
+    for model in installed.values():
+        status = "[green]installed[/]" + (" [bold](selected)[/]" if model.name == selected else "")
+        table.add_row(model.name, model.prompt_format, f"{model.size / 2**20:.1f} MiB", status)
+    for entry in known.values():
+        if entry.name not in installed:
+            table.add_row(entry.name, entry.prompt_format, entry.download, "not installed")
+    Console().print(table)
+    if selected is None:
+        print("no model selected: repair is off (--cassc-model NAME, CASSC_MODEL, or [repair] model in "
+              f"{config_file()})")
+
+
+@model_app.command("remove")
+def model_remove(name: str) -> None:
+    """Remove a model from cassc's data directory."""
+    from cassc.repair.registry import remove_model
+
+    model = remove_model(name)
+    print(f"removed {model.name} ({model.path})")
+
+
+@model_app.command("verify")
+def model_verify(model: str = typer.Argument(..., help="An installed name, a .gguf file or an http:// server."),
+                 json_output: bool = typer.Option(False, "--json", help="Print the result as JSON.")) -> None:
+    """Check a model: its file's hash, that llama.cpp loads it, and that it answers a tiny prompt."""
+    from cassc.errors import ModelError
+    from cassc.repair.backends import backend_for
+    from cassc.repair.registry import LocalModel, file_sha256, installed_models, known_models, locate_model
+    from cassc.repair.settings import load_settings
+
+    located = locate_model(model)
+    report: dict[str, object] = {"model": model}
+    if isinstance(located, LocalModel):
+        report["path"] = str(located.path)
+        digest = file_sha256(located.path)
+        report["sha256"] = digest
+        recorded = installed_models().get(located.name)
+        published = known_models().get(recorded.known_as or "") if recorded else None
+        expected = published.sha256 if published and published.sha256 else located.sha256
+        if expected and expected != digest:
+            raise ModelError(f"{located.path} changed since it was added: sha256 {digest}, expected {expected}")
+        report["hash_checked"] = expected is not None
+    backend = backend_for(located, load_settings(None))
+    generation = backend.generate("Reply with the single word OK.", 8, lambda _: None)
+    if generation.tokens == 0:
+        raise ModelError(f"{backend.name} loaded but generated nothing")
+    report.update(name=backend.name, prompt_format=backend.prompt_format,
+                  load_seconds=round(generation.load_seconds, 3),
+                  tokens=generation.tokens, seconds=round(generation.seconds, 3),
+                  tokens_per_second=round(generation.tokens_per_second, 1), answer=generation.text)
+    if json_output:
+        print(json.dumps(report, indent=2))
+    else:
+        checked = "sha256 checked, " if report.get("hash_checked") else ""
+        print(f"{backend.name}: {checked}loaded in {generation.load_seconds:.2f} s, answered {generation.tokens} "
+              f"tokens at {generation.tokens_per_second:.1f} tokens/s: {generation.text[:60]!r}")

@@ -20,6 +20,7 @@ from cassc.errors import InputError, OutputError, UsageError
 from cassc.hipify.tree import display_path
 from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
 from cassc.outputs import atomic_output, check_writable
+from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class Context:
     work_dir: Path
     runner: stages.Runner
     cache: Cache
+    repairer: stages.Repairer
 
     def compile_source(self, index: int, source: InputFile, mode: list[str] | None = None,
                        suffix: str = ".o") -> stages.CompiledObject:
@@ -41,7 +43,7 @@ class Context:
         output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
         output.parent.mkdir(parents=True, exist_ok=True)
         return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
-                                   use_hipcc=self.inv.use_hipcc)
+                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer)
 
 
 def execute(inv: Invocation) -> int:
@@ -67,7 +69,8 @@ def execute(inv: Invocation) -> int:
     else:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
     runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror")
-    context = Context(inv, toolchain, work_dir, runner, Cache(enabled=None if not inv.dryrun else False))
+    cache = Cache(enabled=None if not inv.dryrun else False)
+    context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model))
     try:
         return PHASES[inv.phase](context)
     finally:

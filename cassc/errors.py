@@ -27,3 +27,7 @@ class ToolchainError(CasscError):
 
 class CompileError(CasscError):
     """A compiler or linker step failed; its own diagnostics were already printed."""
+
+
+class ModelError(CasscError):
+    """A repair model is missing, unreadable or unreachable; the message says what to do."""

@@ -119,6 +119,7 @@ class Invocation:
     archiver: str | None = None
     host_compiler: str | None = None
     use_hipcc: bool = False  # compile through ROCm's hipcc instead of calling its clang directly
+    model: str | None = None  # --cassc-model: the repair model (settings also read CASSC_MODEL, config.toml)
     # driver behaviour
     verbose: bool = False
     dryrun: bool = False

@@ -1,5 +1,6 @@
 """Where cassc keeps its own files: a data directory (generated device libraries, the stand-in CUDA
-toolkit) and a cache directory. Both follow platformdirs and can be moved by environment variables."""
+toolkit, repair models), a cache directory and a config directory (`config.toml`). All follow
+platformdirs and can be moved by environment variables."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ def data_dir() -> Path:
 def cache_dir() -> Path:
     override = os.environ.get("CASSC_CACHE_DIR")
     return Path(override) if override else Path(platformdirs.user_cache_dir("cassc"))
+
+
+def config_dir() -> Path:
+    override = os.environ.get("CASSC_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir("cassc"))
 
 
 def cache_enabled() -> bool:

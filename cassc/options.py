@@ -212,6 +212,9 @@ NVCC_OPTIONS: tuple[Option, ...] = (
            note="AMD targets to build for (default gfx1100, or $CASSC_OFFLOAD_ARCH)"),
     Option("cassc-use-hipcc", "cassc-use-hipcc", F, SET, "use_hipcc", True,
            note="compile through the ROCm install's hipcc (or $CASSC_USE_HIPCC=1)"),
+    Option("cassc-model", "cassc-model", V, SET, "model",
+           note="repair model: an installed name (`cassc model list`), a .gguf file or an http:// model server "
+                "(or $CASSC_MODEL, or [repair] model in config.toml)"),
 )
 
 

@@ -20,7 +20,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest, file_stamp
@@ -57,24 +57,35 @@ class Runner:
         if self.verbose or self.dryrun:
             print(f"cassc: {message}", file=sys.stderr)
 
-    def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None,
-            failure_explained_by: str | None = None) -> str:
-        """Run a command; its diagnostics go to stderr. Raises CompileError when it fails, with
-        `failure_explained_by` as the message (and the diagnostics withheld) when that is given."""
+    def attempt(self, command: list[str], env: dict[str, str] | None = None) -> Attempt:
+        """Run a command and return its outcome, printing nothing but the command (-v/--dryrun)."""
         self.show([f"{k}={v}" for k, v in (env or {}).items()] + command)
         if self.dryrun:
-            return ""
+            return Attempt(0, "", "")
         result = tools.run(command, check=False, env=env)
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
-        if result.returncode != 0 and failure_explained_by:
-            raise CompileError(failure_explained_by)
-        if diagnostics:
-            sys.stderr.write(diagnostics)
-        if result.returncode != 0:
+        return Attempt(result.returncode, result.stdout, diagnostics)
+
+    def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
+        """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
+        return self.attempt(command, env).reported(what)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    returncode: int
+    stdout: str
+    diagnostics: str  # stderr, with mirrored paths shown as the user's
+
+    def reported(self, what: str) -> str:
+        """Print the diagnostics; the output when the command succeeded, else CompileError."""
+        if self.diagnostics:
+            sys.stderr.write(self.diagnostics)
+        if self.returncode != 0:
             raise CompileError(f"{what} failed")
-        return result.stdout
+        return self.stdout
 
 
 # ------------------------------------------------------------------------------------------------
@@ -211,10 +222,20 @@ def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain) -
     return str(toolchain.hipcc), {"HIP_PLATFORM": "amd"}
 
 
+class Repairer(Protocol):
+    def compile(self, unit: HipifiedUnit, attempt: Callable[[], Attempt], what: str) -> str:
+        """Compile through `attempt`; when it fails, try to repair the unit's mirrored files and
+        compile again. Returns the compiler's output or raises CompileError, as Runner.run does."""
+        ...
+
+
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
-                 cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False) -> CompiledObject:
+                 cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
+                 repairer: Repairer | None = None) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
-    device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang."""
+    device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
+    A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
+    unit's key, so an unchanged source is repaired once."""
     mode = mode or ["-c"]
     key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain)
     raw_depfile = output.with_suffix(".clang.d")
@@ -229,8 +250,17 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
-    runner.run(command, what=f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}", env=env,
-               failure_explained_by=unit.missing_packages[0].message() if unit.missing_packages else None)
+    what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
+    if unit.missing_packages:
+        # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
+        attempt = runner.attempt(command, env)
+        if attempt.returncode != 0:
+            raise CompileError(unit.missing_packages[0].message())
+        attempt.reported(what)
+    elif repairer is None:
+        runner.run(command, what=what, env=env)
+    else:
+        repairer.compile(unit, lambda: runner.attempt(command, env), what)
     if runner.dryrun:
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)

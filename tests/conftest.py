@@ -34,7 +34,9 @@ def cache_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def cassc_env(data_dir: Path, cache_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_"))}
-    env.update(CASSC_DATA_DIR=str(data_dir), CASSC_CACHE_DIR=str(cache_dir))
+    # the user's own config.toml (a repair model, say) must not reach the tests
+    env.update(CASSC_DATA_DIR=str(data_dir), CASSC_CACHE_DIR=str(cache_dir),
+               CASSC_CONFIG_DIR=str(cache_dir.parent / "config"))
     return env
 
 

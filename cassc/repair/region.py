@@ -1,0 +1,120 @@
+"""The smallest enclosing definition (function, kernel, class) around a line, found by a token scanner
+that skips literals, comments and preprocessor lines, so braces inside them do not count."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+TOKEN = re.compile(
+    r"""
+    (?P<comment>//[^\n]*|/\*(?s:.*?)\*/)
+  | (?P<directive>^[ \t]*\#(?:\\\n|[^\n])*)
+  | (?P<literal>
+        (?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\((?s:.*?)\)(?P=delim)"
+      | (?:u8|[uUL])?"(?:\\.|[^"\\\n])*"
+      | (?:u8|[uUL])?'(?:\\.|[^'\\\n])*'
+    )
+  | (?P<identifier>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.'])*)
+  | (?P<punct>::|->|<<|>>|[^\sA-Za-z0-9_])
+    """,
+    re.MULTILINE | re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # comment, directive, literal, identifier, number, punct
+    text: str
+    line: int  # 1-based line of its first character
+    column: int  # 1-based, as clang counts them
+
+    def covers(self, line: int, column: int) -> bool:
+        return line == self.line and self.column <= column < self.column + len(self.text)
+
+
+def tokenize(text: str) -> list[Token]:
+    newlines = [i for i, c in enumerate(text) if c == "\n"]
+    tokens = []
+    for match in TOKEN.finditer(text):
+        line = bisect.bisect_left(newlines, match.start())
+        column = match.start() - (newlines[line - 1] + 1 if line else 0) + 1
+        tokens.append(Token(str(match.lastgroup), match.group(0), line + 1, column))
+    return tokens
+
+
+def code_tokens(text: str) -> list[Token]:
+    return [t for t in tokenize(text) if t.kind not in ("comment", "directive")]
+
+
+@dataclass(frozen=True)
+class Region:
+    first_line: int  # 1-based, inclusive
+    last_line: int
+    name: str  # the function or type it defines, or "declaration"
+
+    def contains(self, line: int) -> bool:
+        return self.first_line <= line <= self.last_line
+
+
+_TRANSPARENT = ("namespace", "extern")  # `namespace x {` and `extern "C" {` hold definitions, are none
+
+
+def top_level_regions(text: str) -> list[Region]:
+    """Every definition and declaration at namespace scope, in order."""
+    tokens = code_tokens(text)
+    regions = []
+    start = 0  # first token of the declaration being read
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.text == ";":
+            regions.append(Region(tokens[start].line, token.line, "declaration"))
+            start = index = index + 1
+            continue
+        if token.text == "}":  # closes a transparent block
+            start = index = index + 1
+            continue
+        if token.text != "{":
+            index += 1
+            continue
+        header = tokens[start:index]
+        if header and header[0].text in _TRANSPARENT and all(t.kind != "punct" or t.text == "::" for t in header):
+            start = index = index + 1
+            continue
+        close = _matching_brace(tokens, index)
+        end = close + 1 if close + 1 < len(tokens) and tokens[close + 1].text == ";" else close
+        first = tokens[start].line if header else token.line
+        regions.append(Region(first, tokens[min(end, len(tokens) - 1)].line, _defined_name(header)))
+        start = index = end + 1
+    return regions
+
+
+def _matching_brace(tokens: list[Token], open_index: int) -> int:
+    depth = 0
+    for index in range(open_index, len(tokens)):
+        if tokens[index].text == "{":
+            depth += 1
+        elif tokens[index].text == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return len(tokens) - 1
+
+
+def _defined_name(header: list[Token]) -> str:
+    words = [t.text for t in header]
+    for keyword in ("struct", "class", "union", "enum"):
+        if keyword in words and "(" not in words[: words.index(keyword)]:
+            following = words[words.index(keyword) + 1:]
+            return next((w for w in following if w.isidentifier()), keyword)
+    if "(" in words:
+        before = words[: words.index("(")]
+        return next((w for w in reversed(before) if w.isidentifier()), "function")
+    return "definition"
+
+
+def enclosing_region(text: str, line: int) -> Region | None:
+    return next((r for r in top_level_regions(text) if r.contains(line)), None)
