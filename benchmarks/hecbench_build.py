@@ -48,13 +48,14 @@ DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "hecbench-build.md"
 DEFAULT_STATE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cassc-benchmarks" / "hecbench"
 HECBENCH_COMMIT = "f27000a51"
 VARIANTS = ("cassc", "nvcc", "hip")
-SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc", ".py")
 # Dependencies this machine cannot provide: a benchmark whose sources use them is out of reach.
 OUT_OF_REACH_PATTERNS = {
     "MPI": re.compile(r"#\s*include\s*[<\"]mpi\.h[>\"]|\bmpicc\b|\bmpicxx\b"),
     "Boost": re.compile(r"#\s*include\s*<boost/"),
     "GSL": re.compile(r"#\s*include\s*<gsl/"),
     "GDAL": re.compile(r"#\s*include\s*[<\"]gdal"),
+    "PyTorch": re.compile(r"^\s*import torch\b|#\s*include\s*<torch/", re.MULTILINE),
 }
 FIRST_ERROR = re.compile(
     r"(cassc fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"

@@ -108,3 +108,29 @@ def test_a_users_own_copy_of_a_library_is_used(cassc, tmp_path: Path) -> None:
     write(tmp_path / "k.cu", "#include <cub/cub.cuh>\nint f() { return cub::answer(); }\n")
     cassc("-Ivendor", "-c", "k.cu")
     assert (tmp_path / "k.o").is_file()
+
+
+def test_cuda_12_8_atomics_and_typed_host_allocations(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+__global__ void k(long long* a, long long* out) {
+  out[0] = __nv_atomic_load_n(a, __NV_ATOMIC_RELAXED);
+  out[1] = __nv_atomic_load_n(a, __NV_ATOMIC_ACQUIRE, __NV_THREAD_SCOPE_DEVICE);
+  __nv_atomic_fetch_add(a, 1ll, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_BLOCK);
+}
+int main() {
+  int* pinned;
+  cudaHostAlloc(&pinned, 16, cudaHostAllocDefault);
+  float* rows;
+  size_t pitch;
+  cudaMallocPitch(&rows, &pitch, 16, 16);
+}
+""")
+    result = cassc("main.cu", "-o", "app")
+    assert "warning" not in result.stderr
+    assert (tmp_path / "app").is_file()
+
+
+def test_a_byte_order_mark_is_allowed(cassc, tmp_path: Path) -> None:
+    (tmp_path / "bom.cu").write_bytes(b'\xef\xbb\xbf#include <cstdio>\nint main() { printf("bom\\n"); }\n')
+    cassc("bom.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "bom\n"

@@ -105,6 +105,41 @@ __device__ inline unsigned int __cassc_atomicDec(unsigned int* address, unsigned
   return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "agent");
 }
 
+/* CUDA 12.8's __nv_atomic_* builtins are clang's __hip_atomic_* with nvcc's names for the orders
+ * and scopes; the scope argument is optional in CUDA (system scope). */
+#define __NV_ATOMIC_RELAXED __ATOMIC_RELAXED
+#define __NV_ATOMIC_CONSUME __ATOMIC_CONSUME
+#define __NV_ATOMIC_ACQUIRE __ATOMIC_ACQUIRE
+#define __NV_ATOMIC_RELEASE __ATOMIC_RELEASE
+#define __NV_ATOMIC_ACQ_REL __ATOMIC_ACQ_REL
+#define __NV_ATOMIC_SEQ_CST __ATOMIC_SEQ_CST
+#define __NV_THREAD_SCOPE_THREAD __HIP_MEMORY_SCOPE_SINGLETHREAD
+#define __NV_THREAD_SCOPE_BLOCK __HIP_MEMORY_SCOPE_WORKGROUP
+#define __NV_THREAD_SCOPE_CLUSTER __HIP_MEMORY_SCOPE_AGENT
+#define __NV_THREAD_SCOPE_DEVICE __HIP_MEMORY_SCOPE_AGENT
+#define __NV_THREAD_SCOPE_SYSTEM __HIP_MEMORY_SCOPE_SYSTEM
+#define __CASSC_NV_SCOPE(...) __CASSC_NV_SCOPE_FIRST(__VA_ARGS__ __VA_OPT__(, ) __HIP_MEMORY_SCOPE_SYSTEM, 0)
+#define __CASSC_NV_SCOPE_FIRST(scope, ...) scope
+#define __nv_atomic_load_n(pointer, order, ...) __hip_atomic_load(pointer, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_store_n(pointer, value, order, ...) \
+  __hip_atomic_store(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_exchange_n(pointer, value, order, ...) \
+  __hip_atomic_exchange(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_add(pointer, value, order, ...) \
+  __hip_atomic_fetch_add(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_sub(pointer, value, order, ...) \
+  __hip_atomic_fetch_sub(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_and(pointer, value, order, ...) \
+  __hip_atomic_fetch_and(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_or(pointer, value, order, ...) \
+  __hip_atomic_fetch_or(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_xor(pointer, value, order, ...) \
+  __hip_atomic_fetch_xor(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_min(pointer, value, order, ...) \
+  __hip_atomic_fetch_min(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+#define __nv_atomic_fetch_max(pointer, value, order, ...) \
+  __hip_atomic_fetch_max(pointer, value, order, __CASSC_NV_SCOPE(__VA_ARGS__))
+
 /* The CUDA runtime's C++ overloads that HIP 5.2 lacks: CUDA code passes a kernel itself where HIP
  * takes `const void*` (a function does not convert to void* implicitly in C++). Overloads, not
  * renames, so calls with a `const void*` still reach HIP's own function. */
@@ -128,6 +163,10 @@ template <typename T>
 static inline hipError_t hipLaunchKernel(T* kernel, dim3 grid, dim3 block, void** args, size_t shared_bytes = 0,
                                          hipStream_t stream = 0) {
   return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, shared_bytes, stream);
+}
+template <typename T>
+static inline hipError_t hipMallocPitch(T** pointer, size_t* pitch, size_t width, size_t height) {
+  return hipMallocPitch(reinterpret_cast<void**>(pointer), pitch, width, height);
 }
 /* cudaEventCreate(event, flags) is the C++ API's spelling of cudaEventCreateWithFlags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {

@@ -19,6 +19,7 @@ from pathlib import Path
 from cassc.errors import InputError
 from cassc.hipify.rewrite import rewrite_source
 from cassc.hipify.tables import RenameTables
+from cassc.hipify.vector_operators import drop_builtin_vector_operators
 
 # Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
 SYSTEM_ROOTS = (Path("/usr/include"), Path("/usr/lib"), Path("/usr/local/include"), Path("/opt/rocm"),
@@ -115,9 +116,11 @@ def hipify_unit(
             text = original.read_text(errors="surrogateescape")
         except OSError as error:
             raise InputError(f"cannot read '{spelled or original}': {error.strerror}") from error
-        result = rewrite_source(text, tables)
+        # A byte-order mark is only allowed first in a file; the mirror starts with its #line.
+        result = rewrite_source(text.removeprefix("\ufeff"), tables)
+        rewritten, _ = drop_builtin_vector_operators(result.text)
         name = spelled if spelled is not None else display_path(original, cwd)
-        hipified = f'#line 1 "{_escape(name)}"\n{result.text}'
+        hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
         target = mirror_path(mirror_root, original)
         target.parent.mkdir(parents=True, exist_ok=True)
         encoded = hipified.encode(errors="surrogateescape")

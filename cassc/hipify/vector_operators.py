@@ -1,0 +1,92 @@
+"""Compound assignment operators that CUDA code defines on CUDA's vector types and HIP already has.
+
+CUDA's `float4`, `int2`... have no operators, so CUDA code defines them (CUDA samples' helper_math.h
+does it for every type). HIP's vector types bring their own: binary operators are templates, which a
+user's non-template overload beats, but `operator+=(const HIP_vector_type&)` and its kin are non-template
+members, so a user's free `operator+=(float4&, float4)` makes every `a += b` ambiguous. A user definition
+whose body is exactly HIP's element-wise meaning (`a.x += b.x; a.y += b.y; ...`, maybe `return a;`) is
+removed; its lines are kept, blank, so line numbers do not move. Any other body is left alone: the
+compile then fails as before, and says where.
+"""
+
+from __future__ import annotations
+
+import re
+
+VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|longlong|float|double)([1-4])")
+COMPONENTS = "xyzw"
+_DEFINITION = re.compile(
+    r"""^[ \t]*
+    (?:(?:inline|static|constexpr|__host__|__device__|__forceinline__|__inline__|[A-Z][A-Z0-9_]*)\s+)*
+    (?:void|(?P<returned>\w+)\s*&)\s*
+    operator\s*(?P<op>\+|-|\*|/|%|&|\||\^|<<|>>)=\s*
+    \(\s*(?P<left_type>\w+)\s*&\s*(?P<left>\w+)\s*,\s*(?:const\s+)?(?P<right_type>\w+)\s*&?\s*(?P<right>\w+)\s*\)
+    \s*\{""",
+    re.MULTILINE | re.VERBOSE,
+)
+
+
+def drop_builtin_vector_operators(text: str) -> tuple[str, int]:
+    """`text` without the compound operator definitions HIP provides, and how many were removed."""
+    pieces: list[str] = []
+    position = removed = 0
+    for match in _DEFINITION.finditer(text):
+        if match.start() < position:
+            continue
+        end = _closing_brace(text, match.end())
+        if end is None or not _is_elementwise(match, text[match.end():end - 1]):
+            continue
+        definition = text[match.start():end]
+        pieces += [text[position:match.start()], "/* cassc: HIP's vector types have this operator */",
+                   "\n" * definition.count("\n")]
+        position = end
+        removed += 1
+    pieces.append(text[position:])
+    return "".join(pieces), removed
+
+
+def _is_elementwise(match: re.Match[str], body: str) -> bool:
+    vector = VECTOR_TYPE.fullmatch(match["left_type"])
+    if vector is None or match["right_type"] != match["left_type"]:
+        return False
+    if match["returned"] is not None and match["returned"] != match["left_type"]:
+        return False
+    op, left, right = match["op"], match["left"], match["right"]
+    components = COMPONENTS[:int(vector.group(1))]
+    statements = [s for s in re.sub(r"\s+", "", body).split(";") if s]
+    if statements and statements[-1] == f"return{left}":
+        statements.pop()
+    spellings = [{f"{left}.{c}{op}={right}.{c}", f"{left}.{c}={left}.{c}{op}{right}.{c}"} for c in components]
+    return len(statements) == len(components) and all(
+        any(statement in spelled for spelled in spellings) for statement in statements) and all(
+        any(statement in spelled for statement in statements) for spelled in spellings)
+
+
+def _closing_brace(text: str, start: int) -> int | None:
+    """The index just past the `}` closing the block whose `{` ends at `start`; literals and comments
+    are skipped."""
+    depth = 1
+    i = start
+    while i < len(text):
+        char = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            if i < 0:
+                return None
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            if i < 0:
+                return None
+            i += 1
+        elif char in "\"'":
+            i += 1
+            while i < len(text) and text[i] != char:
+                i += 2 if text[i] == "\\" else 1
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
