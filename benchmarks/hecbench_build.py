@@ -126,12 +126,12 @@ def classify(build: Build) -> str:
         return "time limit"
     if NEEDS_LIBRARY.search(log):
         return "needs an unavailable library"
-    if "cassc fatal" in log or "Traceback" in log:
-        return "cassc translation error"
     if re.search(r"undefined reference|ld(\.lld)?: error|cannot find -l|linker command failed", log):
         return "link error"
     if re.search(r"\berror:", log):
         return "clang error"
+    if "cassc fatal" in log or "Traceback" in log:
+        return "cassc translation error"
     return "other"
 
 
@@ -185,7 +185,7 @@ def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args
             results[name] = Build(**entry["build"])
         else:
             todo.append(name)
-    if not todo:
+    if not todo or args.no_build:
         return results
     tree = scratch / variant
     if not tree.exists():
@@ -260,6 +260,9 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
     lines_total, hipify_seconds = speed
     sample_note = f" in a seeded sample of {args.twins_sample}" if args.twins_sample else ""
     out = [f"built {len(built)} of {len(in_reach)} in-reach benchmarks", ""]
+    if args.no_build:
+        out += [f"Partial run: the {len(rows)} benchmarks (in name order) whose cassc build finished before the "
+                f"run was stopped; `--no-build` reports them from --state.", ""]
     out += [f"- date: {dt.date.today().isoformat()}; HeCBench commit {HECBENCH_COMMIT}",
             f"- command: `{' '.join(shlex.quote(a) for a in sys.argv)}`",
             f"- benchmarks considered: {len(rows)}; in reach: {len(in_reach)} "
@@ -270,7 +273,7 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
             f"that have a twin{sample_note} (cassc on those same benchmarks: {len(cassc_on_twins)} of {len(twins)})",
             f"- hipify speed: {lines_total} lines in {hipify_seconds:.2f} s = "
             f"{lines_total / max(hipify_seconds, 1e-9):,.0f} lines/s (one process, rewrite only)",
-            f"- wall time of the whole run: {wall / 60:.1f} min with {args.jobs} parallel builds "
+            f"- wall time of this invocation: {wall / 60:.1f} min with {args.jobs} parallel builds "
             f"(results reused from --state where the benchmark and cassc are unchanged; the nvcc references were "
             f"built on the lent GPU machine's nvcc 13.0 with this script's `--variants nvcc`)", ""]
     failures: dict[str, list[Outcome]] = {}
@@ -310,6 +313,8 @@ def main() -> None:
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON on stdout")
+    parser.add_argument("--no-build", action="store_true",
+                        help="report only the benchmarks whose results are already in --state (a partial run)")
     args = parser.parse_args()
 
     src = args.hecbench / "src"
@@ -334,6 +339,8 @@ def main() -> None:
                 continue
             builds[variant] = build_variant(variant, names, src, Path(scratch), args, args.state, digests)
     wall = time.perf_counter() - started
+    if args.no_build:
+        names = [n for n in names if n in builds["cassc"]]
     if "cassc" not in variants:
         return  # reference builds only (e.g. nvcc on another machine): the results are in --state
     rows = outcomes(names, builds, src)
