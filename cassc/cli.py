@@ -6,6 +6,7 @@ time is part of every compile.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from cassc.errors import CasscError
@@ -14,6 +15,8 @@ SUBCOMMANDS = ("doctor", "setup", "env", "model")
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A reader that stops early (`cassc --version | head -1`) ends cassc quietly, as it ends nvcc.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] in SUBCOMMANDS:
         from cassc.commands import app

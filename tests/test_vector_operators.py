@@ -20,13 +20,16 @@ inline __host__ __device__ void operator/=(float2 &a, float2 b) { a.x /= b.y; a.
 """
 
 
-def test_only_element_wise_definitions_of_hips_operators_go_and_lines_stay() -> None:
-    text, removed = drop_builtin_vector_operators(HELPER_MATH)
-    assert removed == 2
-    assert text.count("\n") == HELPER_MATH.count("\n")
-    assert "operator+=" not in text and "operator*=" not in text
-    assert "operator-=(float2 &a, float b)" in text  # scalar form: no ambiguity in HIP, kept
-    assert "a.x /= b.y" in text  # not element-wise: kept, the compile will say what is wrong
+def test_only_element_wise_definitions_of_hips_operators_are_guarded_and_lines_stay() -> None:
+    text, guarded = drop_builtin_vector_operators(HELPER_MATH)
+    assert guarded == 2
+    assert text.count("#if !defined(HIP_INCLUDE_HIP_AMD_DETAIL_HIP_VECTOR_TYPES_H)") == 2
+    lines = text.splitlines()
+    start = lines.index("#line 6")
+    assert lines[start + 1].startswith("HOST_DEVICE_INLINE float2& operator*=")
+    assert lines[start + 2:start + 4] == ["#endif", "#line 6"]  # the rest of line 6 keeps its number
+    assert "inline __host__ __device__ void operator-=(float2 &a, float b) { a.x -= b; a.y -= b; }" in lines
+    assert "inline __host__ __device__ void operator/=(float2 &a, float2 b) { a.x /= b.y; a.y /= b.x; }" in lines
 
 
 def test_helper_math_style_code_builds_and_computes_the_same(cassc, tmp_path: Path) -> None:
@@ -50,3 +53,25 @@ int main() {
     assert "ambiguous" not in result.stderr
     run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
     assert run.stdout == "21 42 63 84\n"
+
+
+def test_a_host_compile_keeps_the_users_operators(cassc, tmp_path: Path) -> None:
+    """A host file with CUDA's types gets HIP's operators; one with its own `float4` keeps the user's."""
+    write(tmp_path / "ops.h", """\
+#pragma once
+#include <cuda_runtime.h>
+inline __host__ __device__ void operator+=(float2 &a, float2 b) { a.x += b.x; a.y += b.y; }
+""")
+    write(tmp_path / "host.cpp", """\
+#include <cstdio>
+#include "ops.h"
+int main() { float2 a = make_float2(1, 2), b = make_float2(3, 4); a += b; float x = a.x, y = a.y; printf("%g %g\\n", x, y); }
+""")
+    write(tmp_path / "own.cpp", """\
+#include <cstdio>
+typedef struct { float x, y; } float2;
+inline void operator+=(float2 &a, float2 b) { a.x += b.x; a.y += b.y; }
+int own() { float2 a{1, 2}, b{3, 4}; a += b; return (int)(a.x + a.y); }
+""")
+    cassc("host.cpp", "own.cpp", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "4 6\n"

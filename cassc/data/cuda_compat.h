@@ -105,6 +105,18 @@ __device__ inline unsigned int __cassc_atomicDec(unsigned int* address, unsigned
   return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "agent");
 }
 
+/* PTX lop3: any function of three bit vectors, given as its truth table (a = 0xF0, b = 0xCC, c = 0xAA).
+ * With a constant table the compiler folds it to the few bit operations it names. */
+__host__ __device__ inline unsigned int __cassc_lop3(unsigned int a, unsigned int b, unsigned int c, unsigned int table) {
+  unsigned int result = 0;
+  for (int row = 0; row < 8; ++row) {
+    if (table & (1u << row)) {
+      result |= ((row & 4) ? a : ~a) & ((row & 2) ? b : ~b) & ((row & 1) ? c : ~c);
+    }
+  }
+  return result;
+}
+
 /* CUDA 12.8's __nv_atomic_* builtins are clang's __hip_atomic_* with nvcc's names for the orders
  * and scopes; the scope argument is optional in CUDA (system scope). */
 #define __NV_ATOMIC_RELAXED __ATOMIC_RELAXED

@@ -2,8 +2,8 @@
 
 Each `tables/*.tsv` file has a `cuda<TAB>hip` header and one rename per line (`#` starts a comment).
 `headers.tsv` renames `#include` targets, `link-libraries.tsv` renames `-l` libraries, `packages.tsv`
-names the ROCm package a family of CUDA headers needs (a third `package` column); every other file
-renames identifiers. A CUDA name may appear in only one file.
+names the ROCm package a family of CUDA headers needs (a third `package` column), `inline-ptx.tsv`
+holds the inline PTX rules (`inline_ptx.py`); every other file renames identifiers. A CUDA name may appear in only one file.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ COMPAT_INCLUDE_DIR = Path(__file__).parent.parent / "data" / "include"
 HEADER_TABLE = "headers.tsv"
 LINK_LIBRARY_TABLE = "link-libraries.tsv"
 PACKAGE_TABLE = "packages.tsv"
+INLINE_PTX_TABLE = "inline-ptx.tsv"  # read by inline_ptx.py
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     sources: dict[str, str] = {}
     packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
+        if path.name == INLINE_PTX_TABLE:
+            continue
         if path.name == PACKAGE_TABLE:
             for cuda, hip, number, extra in read_rows(path):
                 if not extra:

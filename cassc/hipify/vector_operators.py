@@ -5,8 +5,9 @@ does it for every type). HIP's vector types bring their own: binary operators ar
 user's non-template overload beats, but `operator+=(const HIP_vector_type&)` and its kin are non-template
 members, so a user's free `operator+=(float4&, float4)` makes every `a += b` ambiguous. A user definition
 whose body is exactly HIP's element-wise meaning (`a.x += b.x; a.y += b.y; ...`, maybe `return a;`) is
-removed; its lines are kept, blank, so line numbers do not move. Any other body is left alone: the
-compile then fails as before, and says where.
+compiled only where HIP's vector types are absent (a file with its own `float4` struct keeps it), and
+`#line` directives keep every line's number. Any other body is left alone: the compile then fails as
+before, and says where.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 
 VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|longlong|float|double)([1-4])")
 COMPONENTS = "xyzw"
+HIP_VECTOR_TYPES_GUARD = "HIP_INCLUDE_HIP_AMD_DETAIL_HIP_VECTOR_TYPES_H"
 _DEFINITION = re.compile(
     r"""^[ \t]*
     (?:(?:inline|static|constexpr|__host__|__device__|__forceinline__|__inline__|[A-Z][A-Z0-9_]*)\s+)*
@@ -27,7 +29,8 @@ _DEFINITION = re.compile(
 
 
 def drop_builtin_vector_operators(text: str) -> tuple[str, int]:
-    """`text` without the compound operator definitions HIP provides, and how many were removed."""
+    """`text` with the compound operator definitions HIP provides made conditional on HIP's vector types
+    being absent, and how many there were."""
     pieces: list[str] = []
     position = removed = 0
     for match in _DEFINITION.finditer(text):
@@ -37,8 +40,11 @@ def drop_builtin_vector_operators(text: str) -> tuple[str, int]:
         if end is None or not _is_elementwise(match, text[match.end():end - 1]):
             continue
         definition = text[match.start():end]
-        pieces += [text[position:match.start()], "/* cassc: HIP's vector types have this operator */",
-                   "\n" * definition.count("\n")]
+        first_line = text.count("\n", 0, match.start()) + 1
+        last_line = first_line + definition.count("\n")
+        pieces += [text[position:match.start()],
+                   f"#if !defined({HIP_VECTOR_TYPES_GUARD}) /* cassc: HIP's vector types have this operator */\n",
+                   f"#line {first_line}\n", definition, f"\n#endif\n#line {last_line}\n"]
         position = end
         removed += 1
     pieces.append(text[position:])

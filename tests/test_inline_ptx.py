@@ -1,0 +1,51 @@
+"""Inline PTX rewritten to HIP builtins (tables/inline-ptx.tsv), and left alone when unknown."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cassc.hipify.inline_ptx import rewrite_inline_ptx
+from conftest import write
+
+
+def test_known_templates_become_builtins_and_lines_stay() -> None:
+    source = """\
+asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(start), "r"(len));
+asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+asm volatile ("prmt.b32 %0,%1,%2,%3;"
+              : "=r"(out)
+              : "r"(x), "r"(y), "r"(sel));
+asm("trap;");
+asm("cvt.rni.s32.f32 %0, %1;" : "=r"(i) : "f"(f));
+"""
+    text, rewritten = rewrite_inline_ptx(source)
+    assert rewritten == 4
+    lines = text.splitlines()
+    assert lines[0] == "((d) = __bitextract_u32((a), (start), (len)));"
+    assert lines[1] == "((lane) = __lane_id());"
+    assert lines[2:5] == ["((out) = __byte_perm((x), (y), (sel)))", "", ";"]  # the statement's newlines kept
+    assert lines[5] == "(__builtin_trap());"
+    assert lines[6].startswith('asm("cvt.rni')  # no rule: clang reports it
+    assert text.count("\n") == source.count("\n")
+
+
+def test_rewritten_ptx_compiles_and_lop3_follows_its_truth_table(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+#include <cstdio>
+__global__ void k(unsigned* out, unsigned a, unsigned b, unsigned c) {
+  unsigned d, l;
+  asm("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(4u), "r"(8u));
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(l) : "r"(a), "r"(b), "r"(c));
+  out[0] = d; out[1] = l;
+}
+int main() {
+  unsigned a = 0x12345678u, b = 0x9abcdef0u, c = 0x0f0f0f0fu;
+  printf("%d %d %d\\n", __cassc_lop3(a, b, c, 0x96) == (a ^ b ^ c),
+         __cassc_lop3(a, b, c, 0xE8) == ((a & b) | (a & c) | (b & c)), __cassc_lop3(a, b, c, 0xF0) == a);
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "1 1 1\n"
+    cassc("-ptx", "main.cu", "-o", "main.s")
+    assert "bfe_u32" in (tmp_path / "main.s").read_text()
