@@ -1,6 +1,10 @@
 /* cassc: <cusparse.h> -> hipSPARSE, plus the cuSPARSE host API that hipSPARSE 5.x lacks. */
 #pragma once
+/* hipSPARSE takes CUDART_VERSION to mean "NVIDIA platform"; cassc defines it for CUDA code. */
+#pragma push_macro("CUDART_VERSION")
+#undef CUDART_VERSION
 #include <hipsparse/hipsparse.h>
+#pragma pop_macro("CUDART_VERSION")
 
 static inline const char* cusparseGetErrorName(hipsparseStatus_t status) {
   switch (status) {
