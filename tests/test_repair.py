@@ -23,13 +23,14 @@ from cassc.repair.settings import RepairSettings
 from cassc.toolchain import find_toolchain
 from conftest import gpu_targets, write
 
-# PTX inline assembly: no rule can translate it, clang rejects it for gfx1100 at the asm string.
+# PTX inline assembly in a block: the inline PTX rules take single instructions only, so this stays and
+# clang rejects it for gfx1100 at the asm string.
 BROKEN_KERNEL = """\
 #include <cstdio>
 
 __global__ void lanes(unsigned* out) {
   unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm volatile("{ mov.u32 %0, %%laneid; }" : "=r"(lane));
   out[threadIdx.x] = lane;
   if (threadIdx.x == 0) printf("CUDA lanes\\n");
 }
