@@ -134,3 +134,33 @@ def test_a_byte_order_mark_is_allowed(cassc, tmp_path: Path) -> None:
     (tmp_path / "bom.cu").write_bytes(b'\xef\xbb\xbf#include <cstdio>\nint main() { printf("bom\\n"); }\n')
     cassc("bom.cu", "-o", "app")
     assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "bom\n"
+
+
+def test_half_arithmetic_in_host_code_and_hmax(cassc, tmp_path: Path) -> None:
+    """CUDA 12 has host __half operators and __hmax/__hmin; HIP 5.2 has device operators only."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cstdio>
+__global__ void k(__half* a) { a[0] = __hmax(a[0] + a[1] * a[2], a[1]); }
+int main() {
+  __half a = __float2half(1.5f), b = __float2half(2.0f);
+  const __half c = a + b * a;
+  __half d = c;
+  d += a;
+  printf("%g %d %g\\n", __half2float(d), a < b, __half2float(__hmin(a, b)));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "6 1 1.5\n"
+
+
+def test_cuda_version_macros_and_quiet_unused_results(cassc, tmp_path: Path) -> None:
+    """nvcc's units see CUDART_VERSION; HIP's [[nodiscard]] stays quiet even under -Xcompiler -Wall."""
+    write(tmp_path / "main.cu", """\
+#if CUDART_VERSION != 12090 || CUDA_VERSION != 12090
+#error nvcc pre-includes cuda_runtime.h, which defines the version
+#endif
+int main() { float* x; cudaMalloc(&x, 4); cudaFree(x); }
+""")
+    result = cassc("-Xcompiler", "-Wall", "main.cu", "-o", "app")
+    assert "nodiscard" not in result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,12 @@ def test_an_nvcc_built_object_is_named_not_mislinked(cassc, tmp_path: Path) -> N
     result = cassc("nv.o", "-o", "app", check=False)
     assert result.returncode == 1 and "nv.o holds device code built by NVIDIA's nvcc" in result.stderr
     assert not (tmp_path / "app").exists()
+
+
+def test_a_reader_that_stops_early_ends_cassc_quietly(cassc_env: dict[str, str]) -> None:
+    reader = subprocess.Popen([sys.executable, "-m", "cassc", "--version"], env=cassc_env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None
+    reader.stdout.close()  # like `cassc --version | head -0`
+    _, stderr = reader.communicate()
+    assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr

@@ -30,6 +30,11 @@ asm("cvt.rni.s32.f32 %0, %1;" : "=r"(i) : "f"(f));
     assert text.count("\n") == source.count("\n")
 
 
+def test_asm_in_comments_and_strings_is_left_alone() -> None:
+    source = '// asm("trap;");\nconst char* s = "asm(\\"trap;\\")";\n/* asm("trap;"); */\n'
+    assert rewrite_inline_ptx(source) == (source, 0)
+
+
 def test_rewritten_ptx_compiles_and_lop3_follows_its_truth_table(cassc, tmp_path: Path) -> None:
     write(tmp_path / "main.cu", """\
 #include <cstdio>

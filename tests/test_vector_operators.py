@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cassc.hipify.vector_operators import drop_builtin_vector_operators
+from cassc.hipify.vector_operators import guard_builtin_vector_operators
 from conftest import write
 
 HELPER_MATH = """\
@@ -21,7 +21,7 @@ inline __host__ __device__ void operator/=(float2 &a, float2 b) { a.x /= b.y; a.
 
 
 def test_only_element_wise_definitions_of_hips_operators_are_guarded_and_lines_stay() -> None:
-    text, guarded = drop_builtin_vector_operators(HELPER_MATH)
+    text, guarded = guard_builtin_vector_operators(HELPER_MATH)
     assert guarded == 2
     assert text.count("#if !defined(HIP_INCLUDE_HIP_AMD_DETAIL_HIP_VECTOR_TYPES_H)") == 2
     lines = text.splitlines()

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from cassc.source_tokens import closing_bracket, mask_literals_and_comments
+
 TABLE = Path(__file__).parent / "tables" / "inline-ptx.tsv"
 _ASM = re.compile(r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\(")
-_LITERAL_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _OPERAND = re.compile(r'\s*"[^"]*"\s*\((?P<expression>.*)\)\s*', re.DOTALL)
 
 
@@ -60,13 +61,13 @@ def _template_pattern(ptx: str) -> re.Pattern[str]:
 def rewrite_inline_ptx(text: str, rules: tuple[PtxRule, ...] | None = None) -> tuple[str, int]:
     """`text` with every known single-instruction asm statement replaced, and how many there were."""
     rules = rules if rules is not None else load_rules()
-    masked = _mask_literals_and_comments(text)
+    masked = mask_literals_and_comments(text)
     pieces: list[str] = []
     position = rewritten = 0
     for match in _ASM.finditer(masked):
         if match.start() < position:
             continue
-        end = _closing_parenthesis(masked, match.end())
+        end = closing_bracket(masked, match.end())
         if end is None:
             continue
         replacement = _replacement(text[match.end():end - 1], rules)
@@ -114,7 +115,7 @@ def _replacement(inside: str, rules: tuple[PtxRule, ...]) -> str | None:
 
 def _split_top_level(text: str, separator: str) -> list[str]:
     parts, depth, start = [], 0, 0
-    masked = _mask_literals_and_comments(text)
+    masked = mask_literals_and_comments(text)
     for i, char in enumerate(masked):
         if char in "([{":
             depth += 1
@@ -126,21 +127,3 @@ def _split_top_level(text: str, separator: str) -> list[str]:
             start = i + 1
     parts.append(text[start:])
     return parts
-
-
-def _mask_literals_and_comments(text: str) -> str:
-    """Same length, with the inside of literals and comments blanked (their quotes kept)."""
-    return _LITERAL_OR_COMMENT.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1]
-                                   if m.group(0)[0] in "\"'" else " " * len(m.group(0)), text)
-
-
-def _closing_parenthesis(masked: str, start: int) -> int | None:
-    depth = 1
-    for i in range(start, len(masked)):
-        if masked[i] == "(":
-            depth += 1
-        elif masked[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from cassc.source_tokens import closing_bracket, mask_literals_and_comments
+
 VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|longlong|float|double)([1-4])")
 COMPONENTS = "xyzw"
 HIP_VECTOR_TYPES_GUARD = "HIP_INCLUDE_HIP_AMD_DETAIL_HIP_VECTOR_TYPES_H"
@@ -28,15 +30,16 @@ _DEFINITION = re.compile(
 )
 
 
-def drop_builtin_vector_operators(text: str) -> tuple[str, int]:
+def guard_builtin_vector_operators(text: str) -> tuple[str, int]:
     """`text` with the compound operator definitions HIP provides made conditional on HIP's vector types
     being absent, and how many there were."""
     pieces: list[str] = []
-    position = removed = 0
-    for match in _DEFINITION.finditer(text):
+    position = guarded = 0
+    masked = mask_literals_and_comments(text)
+    for match in _DEFINITION.finditer(masked):
         if match.start() < position:
             continue
-        end = _closing_brace(text, match.end())
+        end = closing_bracket(masked, match.end())
         if end is None or not _is_elementwise(match, text[match.end():end - 1]):
             continue
         definition = text[match.start():end]
@@ -46,9 +49,9 @@ def drop_builtin_vector_operators(text: str) -> tuple[str, int]:
                    f"#if !defined({HIP_VECTOR_TYPES_GUARD}) /* cassc: HIP's vector types have this operator */\n",
                    f"#line {first_line}\n", definition, f"\n#endif\n#line {last_line}\n"]
         position = end
-        removed += 1
+        guarded += 1
     pieces.append(text[position:])
-    return "".join(pieces), removed
+    return "".join(pieces), guarded
 
 
 def _is_elementwise(match: re.Match[str], body: str) -> bool:
@@ -66,33 +69,3 @@ def _is_elementwise(match: re.Match[str], body: str) -> bool:
     return len(statements) == len(components) and all(
         any(statement in spelled for spelled in spellings) for statement in statements) and all(
         any(statement in spelled for statement in statements) for spelled in spellings)
-
-
-def _closing_brace(text: str, start: int) -> int | None:
-    """The index just past the `}` closing the block whose `{` ends at `start`; literals and comments
-    are skipped."""
-    depth = 1
-    i = start
-    while i < len(text):
-        char = text[i]
-        if text.startswith("//", i):
-            i = text.find("\n", i)
-            if i < 0:
-                return None
-        elif text.startswith("/*", i):
-            i = text.find("*/", i + 2)
-            if i < 0:
-                return None
-            i += 1
-        elif char in "\"'":
-            i += 1
-            while i < len(text) and text[i] != char:
-                i += 2 if text[i] == "\\" else 1
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return None

@@ -13,7 +13,8 @@ import re
 from collections import Counter
 
 from cassc.repair.prompt import AnswerRejected
-from cassc.repair.region import Region, Token, code_tokens
+from cassc.repair.region import Region
+from cassc.source_tokens import Token, code_tokens
 
 OUTPUT_STREAMS = frozenset({"cout", "cerr", "clog", "wcout", "wcerr", "printf", "fprintf", "puts", "fputs",
                             "putchar", "stdout", "stderr", "fwrite", "perror"})

@@ -31,7 +31,8 @@ from cassc.hipify.tables import load_tables
 from cassc.repair.apply import check_replacement, display_name, region_text, splice, unified_diff, user_lines
 from cassc.repair.backends import Backend, Generation
 from cassc.repair.prompt import MAX_ANSWER_CHARS, AnswerRejected, RepairRequest, parse_answer, repair_prompt
-from cassc.repair.region import Region, tokenize, top_level_regions
+from cassc.repair.region import Region, top_level_regions
+from cassc.source_tokens import tokenize
 
 if TYPE_CHECKING:
     from cassc.hipify.tree import HipifiedUnit, MirroredFile

@@ -3,50 +3,9 @@ that skips literals, comments and preprocessor lines, so braces inside them do n
 
 from __future__ import annotations
 
-import bisect
-import re
 from dataclasses import dataclass
 
-TOKEN = re.compile(
-    r"""
-    (?P<comment>//[^\n]*|/\*(?s:.*?)\*/)
-  | (?P<directive>^[ \t]*\#(?:\\\n|[^\n])*)
-  | (?P<literal>
-        (?:u8|[uUL])?R"(?P<delim>[^()\\\s]{0,16})\((?s:.*?)\)(?P=delim)"
-      | (?:u8|[uUL])?"(?:\\.|[^"\\\n])*"
-      | (?:u8|[uUL])?'(?:\\.|[^'\\\n])*'
-    )
-  | (?P<identifier>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.'])*)
-  | (?P<punct>::|->|<<|>>|[^\sA-Za-z0-9_])
-    """,
-    re.MULTILINE | re.VERBOSE,
-)
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # comment, directive, literal, identifier, number, punct
-    text: str
-    line: int  # 1-based line of its first character
-    column: int  # 1-based, as clang counts them
-
-    def covers(self, line: int, column: int) -> bool:
-        return line == self.line and self.column <= column < self.column + len(self.text)
-
-
-def tokenize(text: str) -> list[Token]:
-    newlines = [i for i, c in enumerate(text) if c == "\n"]
-    tokens = []
-    for match in TOKEN.finditer(text):
-        line = bisect.bisect_left(newlines, match.start())
-        column = match.start() - (newlines[line - 1] + 1 if line else 0) + 1
-        tokens.append(Token(str(match.lastgroup), match.group(0), line + 1, column))
-    return tokens
-
-
-def code_tokens(text: str) -> list[Token]:
-    return [t for t in tokenize(text) if t.kind not in ("comment", "directive")]
+from cassc.source_tokens import Token, code_tokens
 
 
 @dataclass(frozen=True)
