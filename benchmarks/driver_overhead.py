@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Driver overhead: `cassc -c` on the examples versus the clang command it runs, run directly.
 
-For every `.cu` under `examples/` (compile only, `cassc -O2 -arch=sm_80 [-rdc=true] -c X.cu -o OUT.o`,
+For every `.cu` under `examples/` with a Makefile beside it (compile only, `cassc -O2 -arch=sm_80 [-rdc=true] -c X.cu -o OUT.o`,
 run in the source's directory) this measures, `--repeat` times each and interleaved:
 
   clang       the exact clang++ command cassc runs (taken from `cassc -v --keep`, whose kept work
@@ -166,7 +166,9 @@ def find_sources(examples: Path, only: Sequence[str]) -> list[Source]:
     sources = []
     for path in sorted(examples.rglob("*.cu")):
         makefile = path.parent / "Makefile"
-        rdc = makefile.is_file() and RDC_FLAG in makefile.read_text(errors="replace")
+        if not makefile.is_file():
+            continue  # the flags a file needs (e.g. -rdc) are read from its Makefile; CMake's are not
+        rdc = RDC_FLAG in makefile.read_text(errors="replace")
         source = Source(path.resolve(), rdc)
         if only and not any(pattern in source.label for pattern in only):
             continue
