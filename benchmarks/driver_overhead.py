@@ -390,7 +390,7 @@ def render_markdown(results: Sequence[FileResult], summary: dict[str, float | bo
         command,
         "```",
         "",
-        "Every `.cu` under `examples/`, compile only: `cassc -O2 -arch=sm_80 [-rdc=true] -c X.cu -o OUT.o` in",
+        "Every `.cu` under `examples/` with a Makefile beside it, compile only: `cassc -O2 -arch=sm_80 [-rdc=true] -c X.cu -o OUT.o` in",
         "the source's directory, versus the exact `clang++` command cassc runs for it (taken from",
         "`cassc -v --keep`), run directly. **cold**: a fresh, empty `CASSC_CACHE_DIR` for every run; **warm**:",
         "a cache that already holds the entry (each file's hit was checked with `-v`, outside the timed runs).",
