@@ -79,17 +79,16 @@ int main() {
 
 
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "sort.cu", """\
+    write(tmp_path / "fft.cu", """\
 #include <cstdio>
-#include <thrust/device_vector.h>
-#include <thrust/sort.h>
-int main() { thrust::device_vector<int> v(4); thrust::sort(v.begin(), v.end()); }
+#include <cufft.h>
+int main() { cufftHandle plan; cufftPlan1d(&plan, 64, CUFFT_C2C, 1); }
 """)
-    result = cassc("-c", "sort.cu", check=False)
+    result = cassc("-c", "fft.cu", check=False)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "cassc fatal   : sort.cu:2: needs rocThrust (for thrust/device_vector.h): install ROCm >= 6 with "
-        "rocThrust, or point ROCM_PATH at a ROCm install that has it"]
+        "cassc fatal   : fft.cu:2: needs hipFFT (for cufft.h): install ROCm >= 6 with "
+        "hipFFT, or point ROCM_PATH at a ROCm install that has it"]
 
 
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:
@@ -103,9 +102,18 @@ __global__ void k(int* x) { x[0] = 1; }
     assert (tmp_path / "k.o").is_file()
 
 
-def test_a_users_own_copy_of_a_library_is_used(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "vendor" / "cub" / "cub.cuh", "#pragma once\nnamespace cub { inline int answer() { return 42; } }\n")
-    write(tmp_path / "k.cu", "#include <cub/cub.cuh>\nint f() { return cub::answer(); }\n")
+def test_a_users_own_copy_of_cub_gives_way_to_hipcub(cassc, tmp_path: Path) -> None:
+    """Projects that vendor CUB get hipCUB, as HIPIFY does: CUB's own code is NVIDIA PTX."""
+    write(tmp_path / "vendor" / "cub" / "cub.cuh", '#pragma once\n#error "NVIDIA-only CUB"\n')
+    write(tmp_path / "k.cu", """\
+#include <cub/cub.cuh>
+__global__ void k(const int* in, int* out) {
+  typedef cub::BlockReduce<int, 128> Reduce;
+  __shared__ typename Reduce::TempStorage storage;
+  int total = Reduce(storage).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) *out = total;
+}
+""")
     cassc("-Ivendor", "-c", "k.cu")
     assert (tmp_path / "k.o").is_file()
 

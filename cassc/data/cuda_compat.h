@@ -8,6 +8,11 @@
  */
 #pragma once
 #include <hip/hip_runtime.h>
+/* rocThrust picks its CUDA back end when it sees __CUDACC__: its compiler detection runs here, before
+ * nvcc's macros exist, and its #pragma once keeps that answer (HIP) for the unit's own includes. */
+#if defined(__cplusplus) && __has_include(<thrust/system/hip/config.h>)
+#include <thrust/detail/config/compiler.h>
+#endif
 
 #define __NVCC__ 1
 #define __CUDACC__ 1
