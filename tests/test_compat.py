@@ -78,6 +78,31 @@ int main() {
     assert run.stdout.strip() == "invalid value|CUSPARSE_STATUS_SUCCESS"
 
 
+def test_half_and_bfloat16_atomics_tanh_and_cooperative_reduce(cassc, tmp_path: Path) -> None:
+    """CUDA APIs HIP 5.2 lacks: atomicAdd on the 16-bit float types (a CAS loop on the enclosing
+    32-bit word), htanh/h2tanh_approx, and cooperative_groups::reduce over a tile."""
+    write(tmp_path / "k.cu", """\
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(__half* h, __half2* h2, __nv_bfloat16* b, __nv_bfloat162* b2, float* out) {
+  atomicAdd(h + 1, __float2half(1.0f));
+  atomicAdd(h2, h2tanh_approx(h2[1]));
+  atomicAdd(b + 1, __float2bfloat16(2.0f));
+  atomicAdd(b2, b2[1]);
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  out[threadIdx.x] = cg::reduce(tile, out[threadIdx.x], cg::plus<float>())
+                     + cg::reduce(tile, out[threadIdx.x], cg::greater<float>());
+}
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assembly = (tmp_path / "k.s").read_text()
+    assert assembly.count("atomic_cmpswap_b32") >= 4  # flat_ or global_, as the pointer's address space allows
+    assert "ds_bpermute_b32" in assembly  # the tile's shuffles
+
+
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
     write(tmp_path / "fft.cu", """\
 #include <cstdio>

@@ -8,6 +8,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#include <cassc/packed_atomics.h>
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
 
@@ -166,6 +167,15 @@ __CASSC_BF16_FN bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) {
 __CASSC_BF16_FN bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
 __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
+
+#if defined(__HIP__)
+static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
+  return __cassc_atomic_update(address, [value](__nv_bfloat16 old) { return old + value; });
+}
+static __device__ inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
+  return __cassc_atomic_update(address, [value](__nv_bfloat162 old) { return old + value; });
+}
+#endif
 
 #define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
 #define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
