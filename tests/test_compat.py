@@ -103,6 +103,30 @@ __global__ void k(__half* h, __half2* h2, __nv_bfloat16* b, __nv_bfloat162* b2, 
     assert "ds_bpermute_b32" in assembly  # the tile's shuffles
 
 
+def test_fp8_conversions_round_to_nearest_even_and_saturate_as_cuda(cassc, tmp_path: Path) -> None:
+    """cuda_fp8.h (HIP 5.2 has none): CUDA's encodings, checked on the host, and usable in kernels."""
+    write(tmp_path / "main.cu", """\
+#include <cstdio>
+#include <cuda_fp8.h>
+__global__ void k(const __nv_fp8x4_e4m3* in, __nv_fp8_e5m2* out) { out[0] = __nv_fp8_e5m2(float4(in[0]).x); }
+int main() {
+  const float values[] = {1.0f, -2.0f, 448.0f, 1000.0f, 0.001953125f, 1.0625f, 1.1875f, 1e6f};
+  for (float v : values)
+    printf("%02x %02x %02x %02x\\n", __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3),
+           __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E4M3), __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2),
+           __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E5M2));
+  float4 back = float4(__nv_fp8x4_e4m3(make_float4(1, 2, 3, 4)));
+  printf("%g %g %g\\n", float(__nv_fp8_e4m3(3.3f)), back.w, float(__half(__nv_cvt_fp8_to_halfraw(0x7E, __NV_E4M3))));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    printed = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert printed[:9] == ["38 38 3c 3c", "c0 c0 c0 c0", "7e 7e 5f 5f", "7e 7f 64 64", "01 01 18 18",
+                           "38 38 3c 3c",  # 1.0625 is halfway: ties to even
+                           "3a 3a 3d 3d", "7e 7f 7b 7c",  # beyond the range: largest finite, or NaN / infinity
+                           "3.25 4 448"]
+
+
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
     write(tmp_path / "fft.cu", """\
 #include <cstdio>
