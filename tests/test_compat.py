@@ -80,7 +80,8 @@ int main() {
 
 def test_half_and_bfloat16_atomics_tanh_and_cooperative_reduce(cassc, tmp_path: Path) -> None:
     """CUDA APIs HIP 5.2 lacks: atomicAdd on the 16-bit float types (a CAS loop on the enclosing
-    32-bit word), htanh/h2tanh_approx, and cooperative_groups::reduce over a tile."""
+    32-bit word), htanh/h2tanh_approx, cooperative_groups::reduce over a tile (of a struct too), a
+    tile's meta_group_rank/size, and the cache-hinted loads and stores."""
     write(tmp_path / "k.cu", """\
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -95,6 +96,9 @@ __global__ void k(__half* h, __half2* h2, __nv_bfloat16* b, __nv_bfloat162* b2, 
   cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
   out[threadIdx.x] = cg::reduce(tile, out[threadIdx.x], cg::plus<float>())
                      + cg::reduce(tile, out[threadIdx.x], cg::greater<float>());
+  struct Pair { float sum, max; };
+  Pair pair = cg::reduce(tile, Pair{out[0], out[1]}, [](Pair a, Pair b) { return Pair{a.sum + b.sum, b.max}; });
+  __stcs(out + tile.meta_group_rank() * tile.meta_group_size(), pair.sum + __ldcs(out + 1));
 }
 """)
     cassc("-ptx", "k.cu", "-o", "k.s")

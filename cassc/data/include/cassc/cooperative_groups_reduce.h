@@ -25,10 +25,20 @@ template <typename T> struct bit_xor {
   __device__ T operator()(const T& a, const T& b) const { return a ^ b; }
 };
 
+/* CUDA reduces any trivially copyable type; HIP's shuffles take scalars, so values move as 32-bit words. */
+template <typename Group, typename T>
+__device__ T __cassc_shfl_xor_words(const Group& group, T value, unsigned int lane_mask) {
+  int words[(sizeof(T) + 3) / 4] = {};
+  __builtin_memcpy(words, &value, sizeof(T));
+  for (unsigned int i = 0; i < (sizeof(T) + 3) / 4; ++i) words[i] = group.shfl_xor(words[i], lane_mask);
+  __builtin_memcpy(&value, words, sizeof(T));
+  return value;
+}
+
 template <typename Group, typename T, typename Operation>
 __device__ T reduce(const Group& group, T value, Operation operation) {
   for (unsigned int offset = group.size() / 2; offset > 0; offset /= 2) {
-    value = operation(value, group.shfl_xor(value, offset));
+    value = operation(value, __cassc_shfl_xor_words(group, value, offset));
   }
   return value;
 }

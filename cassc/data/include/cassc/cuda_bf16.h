@@ -93,6 +93,7 @@ __host__ __device__ inline __nv_bfloat16::operator float() const { return __bflo
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return __nv_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b));
 }
+__CASSC_BF16_FN __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
 __CASSC_BF16_FN __nv_bfloat162 __float2bfloat162_rn(float a) { return __floats2bfloat162_rn(a, a); }
 __CASSC_BF16_FN __nv_bfloat162 __float22bfloat162_rn(float2 a) { return __floats2bfloat162_rn(a.x, a.y); }
 __CASSC_BF16_FN float2 __bfloat1622float2(__nv_bfloat162 a) {
