@@ -4,7 +4,8 @@
 Given a HeCBench checkout (github.com/zjin-lcf/HeCBench at commit f27000a51; public code that is never
 committed here), this builds each `*-cuda` benchmark with its own Makefile three ways:
 
-  cassc   `make CC=<cassc>`: the drop-in use this project exists for (the Makefile's own ARCH=sm_60);
+  cassc   `eval "$(cassc env)"; make CC=<cassc>`: the drop-in use this project exists for (the
+          Makefile's own ARCH=sm_60; a Makefile that calls `nvcc` by name gets cassc's stand-in);
   nvcc    `make ARCH=sm_80`: the CUDA original with the real nvcc here (nvcc 13 no longer knows
           sm_60), which decides whether a benchmark is in reach;
   hip     the hand-written `*-hip` twin, `make CC=<hipcc_stand_in.py>`: same clang, device libraries
@@ -228,7 +229,7 @@ def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args
         return results
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
-    env["PYTHONPATH"] = str(REPO_ROOT)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     if variant == "cmake":
         built = build_with_cmake(todo, src.parent, scratch, args, environment_of_cassc_env(args.cassc, env))
         for name, build in built.items():
@@ -239,6 +240,8 @@ def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args
     if not tree.exists():
         shutil.copytree(src, tree, symlinks=True)
     make_args = make_arguments(variant, args.cassc, sys.executable)
+    if variant == "cassc":  # Makefiles that name nvcc itself find the stand-in toolkit's, as a user's would
+        env = environment_of_cassc_env(args.cassc, env)
     done = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_make, name, variant, tree, make_args, env, args.timeout): name for name in todo}
