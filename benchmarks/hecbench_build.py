@@ -66,6 +66,8 @@ OUT_OF_REACH_PATTERNS = {
     "GSL": re.compile(r"#\s*include\s*<gsl/"),
     "GDAL": re.compile(r"#\s*include\s*[<\"]gdal"),
     "PyTorch": re.compile(r"^\s*import torch\b|#\s*include\s*<torch/", re.MULTILINE),
+    # Built by the NVIDIA HPC compiler (OpenMP offload, stdpar), which `make CC=cassc` does not stand for.
+    "nvc++ (not nvcc)": re.compile(r"^\s*CC\s*[:?]?=\s*nvc\+\+", re.MULTILINE),
 }
 FIRST_ERROR = re.compile(
     r"(cassc fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
