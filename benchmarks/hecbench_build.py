@@ -413,9 +413,10 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
     lines_total, hipify_seconds = speed
     sample_note = f" in a seeded sample of {args.twins_sample}" if args.twins_sample else ""
     out = [f"built {len(built)} of {len(in_reach)} in-reach benchmarks", ""]
-    if args.no_build:
-        out += [f"Partial run: the {len(rows)} benchmarks (in name order) whose cassc build finished before the "
-                f"run was stopped; `--no-build` reports them from --state.", ""]
+    if args.unreported:
+        out += [f"Partial run: {args.unreported} benchmarks have no cassc result in --state (a stopped run); the "
+                f"{len(rows)} that have one are reported.", ""]
+    out += [f"- {note}" for note in args.note]
     out += [f"- date: {dt.date.today().isoformat()}; HeCBench commit {HECBENCH_COMMIT}",
             f"- command: `{' '.join(shlex.quote(a) for a in sys.argv)}`",
             f"- benchmarks considered: {len(rows)}; in reach: {len(in_reach)} "
@@ -470,6 +471,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON on stdout")
     parser.add_argument("--pack-sources", type=Path, metavar="TARBALL",
                         help="write the build inputs of the checkout to TARBALL (for the lent GPU machine) and stop")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a line for the report, e.g. where the builds in --state ran (repeatable)")
     parser.add_argument("--no-build", action="store_true",
                         help="report only the benchmarks whose results are already in --state (a partial run)")
     args = parser.parse_args()
@@ -499,8 +502,10 @@ def main() -> None:
                 continue
             builds[variant] = build_variant(variant, names, src, Path(scratch), args, args.state, digests)
     wall = time.perf_counter() - started
+    args.unreported = 0
     if args.no_build:
-        names = [n for n in names if n in builds["cassc"]]
+        reported = [n for n in names if n in builds["cassc"]]
+        args.unreported, names = len(names) - len(reported), reported
     if "cassc" not in variants:
         return  # reference builds only (e.g. nvcc on another machine): the results are in --state
     rows = outcomes(names, builds, src)
