@@ -12,6 +12,7 @@ def test_calls_on_plain_receivers_are_rewritten_on_the_same_line() -> None:
     assert count == 3
     assert rewritten == ("int a = __cassc_meta_group_size(warp) + __cassc_meta_group_rank(tiles[i]);\n"
                          "int b = __cassc_meta_group_rank(p->tile);\n")
+    assert rewrite_member_calls("int c = tile->meta_group_size();\n")[0] == "int c = __cassc_meta_group_size(*tile);\n"
 
 
 def test_literals_comments_and_other_members_are_left_alone() -> None:

@@ -22,7 +22,7 @@ _RECEIVER = r"(?P<receiver>[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\
 def _member_calls() -> tuple[dict[str, str], re.Pattern[str]]:
     renames = {cuda: cassc for cuda, cassc, _ in read_table(TABLE_DIR / MEMBER_CALL_TABLE)}
     names = "|".join(sorted(map(re.escape, renames), key=len, reverse=True))
-    return renames, re.compile(_RECEIVER + rf"\s*(?:\.|->)\s*(?P<member>{names})\s*\(\s*\)")
+    return renames, re.compile(_RECEIVER + rf"\s*(?P<access>\.|->)\s*(?P<member>{names})\s*\(\s*\)")
 
 
 def rewrite_member_calls(text: str) -> tuple[str, int]:
@@ -35,6 +35,8 @@ def rewrite_member_calls(text: str) -> tuple[str, int]:
     position = count = 0
     for match in pattern.finditer(masked):
         receiver = text[match.start("receiver"):match.end("receiver")]
+        if match["access"] == "->":  # the functions take the object, as the member call's `this` names it
+            receiver = f"*{receiver}"
         pieces += [text[position:match.start()], f"{renames[match['member']]}({receiver})"]
         position = match.end()
         count += 1
