@@ -64,9 +64,10 @@ TIMING_LINE = re.compile(
     r"\b(times?|timing|elapsed|duration|latency|throughput|bandwidth|speed-?up|performance|perf|"
     r"[GMT]?FLOP/?s|G?FLOPS|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
     r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s)(?![\w/])", re.IGNORECASE)
-# A table row: one label, then numbers only. Under a timing header line (babelstream's "Function
-# MBytes/sec Min (sec)", d3q19-bgk's "Performance: MLUPS") such rows are timings too.
-TABLE_ROW = re.compile(r"\s*[A-Za-z_][\w-]*:?(\s+[-+]?[\d.]+(?:[eE][-+]?\d+)?)+\s*|\s*[-+]?[\d.]+(?:[eE][-+]?\d+)?\s*")
+# Rows under a timing header line (babelstream's "Function MBytes/sec Min (sec)", d3q19-bgk's
+# "Performance: MLUPS") are timings too: a bare number, or a label with two or more numbers
+# ("checksum 42" under such a header is still compared).
+TABLE_ROW = re.compile(r"\s*[A-Za-z_][\w-]*:?(\s+[-+]?[\d.]+(?:[eE][-+]?\d+)?){2,}\s*|\s*[-+]?[\d.]+(?:[eE][-+]?\d+)?\s*")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.IGNORECASE)
 KERNEL_TIME_LINE = re.compile(r"kernel[^\n]*?time[^\d\n]*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", re.IGNORECASE)
 
