@@ -17,6 +17,7 @@ comes as a wheel (benchmarks/device-wheels.txt). Both programs then run alternat
 Steps (a batch is one command on the GPU machine, resumable through --state):
 
   prepare  HECBENCH --carry DIR  writes the batch to DIR: cassc, this script, the wheels, manifest.json
+                                 (and --tarball, HeCBench's src/ without data sets, when it is missing)
   device   --carry DIR --tarball T --out OUT   (on the GPU machine) builds, runs, writes OUT/results.json
   collect  RESULTS.json          merges a batch's results into --state
   report                         writes benchmarks/results/hecbench-verify.md from --state
@@ -58,6 +59,7 @@ RUNS = 3
 TIMED_OUT = 124
 NEAR_LIMIT = 0.8  # an original this close to the run limit leaves no room for run-to-run noise
 OUTPUT_LIMIT = 200_000
+LARGEST_SOURCE_FILE = 2_000_000  # as hecbench_build.py: larger files are data sets
 RELATIVE_TOLERANCE = 1e-3
 # A line that reports a time, a rate or a speed-up: left out of the comparison.
 TIMING_LINE = re.compile(
@@ -126,7 +128,8 @@ def subset_entries(hecbench: Path) -> dict[str, tuple[str | None, list[str] | No
 def prepare(args: argparse.Namespace) -> None:
     state: Path = args.state
     done = load_state(state)
-    names = [n for n in candidate_names(state) if n not in done and re.search(args.only, n)]
+    again = [n for n in done if args.again and re.search(args.again, n)]
+    names = again + [n for n in candidate_names(state) if n not in done and re.search(args.only, n)]
     names = names[:args.limit] if args.limit else names
     subset = subset_entries(args.hecbench)
     manifest = [asdict(Benchmark(n, subset.get(n, (None, None))[1], subset.get(n, (None, None))[0])) for n in names]
@@ -143,7 +146,19 @@ def prepare(args: argparse.Namespace) -> None:
                         "--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
                         "-d", str(carry / "wheels"), *wheels], check=True)
     (carry / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    if not args.tarball.is_file():
+        write_source_tarball(args.hecbench, args.tarball)
     print(f"{len(manifest)} benchmarks in {carry} ({len(done)} done before)")
+
+
+def write_source_tarball(hecbench: Path, tarball: Path) -> None:
+    """HeCBench's src/ without its data sets (files of 2 MB and more): what the builds and the runs'
+    relative paths (../data, ../<twin>-sycl/...) need, small enough to travel with every batch."""
+    def small(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        return None if member.isfile() and member.size >= LARGEST_SOURCE_FILE or "/.git" in member.name else member
+    tarball.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(tarball, "w:xz") as archive:
+        archive.add(hecbench / "src", arcname="src", filter=small)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -235,7 +250,7 @@ def run_command(directory: Path, benchmark: Benchmark, env: dict[str, str]) -> s
     if benchmark.args is not None and len(lines) == 1:
         program = shlex.split(lines[0])[0]
         return shlex.join([program, *benchmark.args])
-    return " && ".join(lines)
+    return "\n".join(["set -e", *lines])  # a recipe line may end in ';' (che: `rm -rf out;`)
 
 
 def run_once(command: str, directory: Path, env: dict[str, str]) -> Run:
@@ -388,7 +403,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def markdown_report(comparisons: list[Comparison], explanations: dict[str, str]) -> str:
+def markdown_report(comparisons: list[Comparison], explanations: dict[str, str], candidates: int) -> str:
     ran = [c for c in comparisons if c.status in ("matched", "mismatch")]
     matched = [c for c in ran if c.status == "matched"]
     ratios = [c.ratio for c in ran if c.ratio]
@@ -403,10 +418,12 @@ def markdown_report(comparisons: list[Comparison], explanations: dict[str, str])
              f"{RELATIVE_TOLERANCE:g}, and lines that vary between the original's own runs are left out. The "
              "runtime ratio is translated/original: the median of the benchmark's own kernel-time value "
              "(subset.json's regex, else the first line naming a kernel time) where it prints one, else of the wall time; up to "
-             f"{RUNS} runs each, alternating.", "",
+             f"{RUNS} runs each, alternating (one each when a run takes over {REPEAT_BELOW_S} s); a run is stopped "
+             f"at the batch's run limit (now {RUN_TIMEOUT_S} s; earlier batches had up to 30 s). cassc travels to "
+             "the H200 as source and hipifies there, as it does here.", "",
              f"Candidates: the benchmarks that `hecbench_build.py` built with cassc for gfx1100 (its state "
              f"`cassc.json`, which covers part of the suite) and whose original built with nvcc on the H200; "
-             f"{len(comparisons)} verified so far.", ""]
+             f"{len(comparisons)} of those {candidates} verified so far (the rest: not yet reached by a batch).", ""]
     lines += ["| outcome | benchmarks |", "|---|---|"]
     for status in ("matched", "mismatch", "original-failed", "near-run-limit", "build-failed"):
         lines.append(f"| {status} | {sum(c.status == status for c in comparisons)} |")
@@ -426,6 +443,11 @@ def markdown_report(comparisons: list[Comparison], explanations: dict[str, str])
                   f"time): p10 {percentile(ratios, 0.1):.3f}, p50 {percentile(ratios, 0.5):.3f}, "
                   f"p90 {percentile(ratios, 0.9):.3f}.", "", "Worst five: " +
                   ", ".join(f"{c.name} {c.ratio:.3f} ({c.time_source})" for c in worst) + "."]
+    shown = {c.name for c in mismatches} | {c.name for c in comparisons if c.status not in ("matched", "mismatch")}
+    notes = {name: text for name, text in explanations.items() if name not in shown}
+    if notes:
+        lines += ["", "## Notes on matched benchmarks", ""]
+        lines += [f"- **{name}**: {text}" for name, text in sorted(notes.items())]
     others = [c for c in comparisons if c.status not in ("matched", "mismatch")]
     if others:
         lines += ["", "## Not compared", "", "| benchmark | why |", "|---|---|"]
@@ -443,7 +465,7 @@ def report(args: argparse.Namespace) -> None:
     comparisons = [compare(result_from_json(e), subset.get(name, (None, None))[0])
                    for name, e in sorted(entries.items())]
     explanations = json.loads(EXPLANATIONS.read_text()) if EXPLANATIONS.is_file() else {}
-    args.output.write_text(markdown_report(comparisons, explanations))
+    args.output.write_text(markdown_report(comparisons, explanations, len(candidate_names(args.state))))
     print(args.output.read_text().split("\n## Mismatches")[0][:400])
 
 
@@ -456,6 +478,9 @@ def main() -> None:
     p.add_argument("--carry", type=Path, required=True)
     p.add_argument("--only", default="")
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--again", default="", help="verify these done benchmarks again (after a fix), first")
+    p.add_argument("--tarball", type=Path, default=REPO_ROOT / ".bench-carry" / "hecbench-cuda.tar.xz",
+                   help="HeCBench's sources for the GPU machine; written when missing")
     p = steps.add_parser("device")
     p.add_argument("--carry", type=Path, required=True)
     p.add_argument("--tarball", type=Path, required=True)
