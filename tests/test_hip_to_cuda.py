@@ -11,6 +11,7 @@ import pytest
 
 from cassc.hip_to_cuda import (IDENTIFIER_TABLES, NAMES_HEADER, find_nvcc, header_set, identifier_table_names,
                                inverted_names)
+from cassc.errors import ToolchainError
 from cassc.hipify.tables import HEADER_TABLE, INLINE_PTX_TABLE, TABLE_DIR, read_table
 from cassc.invocation import cassc_free_words
 from conftest import EXAMPLES, write
@@ -48,11 +49,21 @@ def test_cassc_options_are_removed_and_inputs_found() -> None:
     assert [words[i] for i in inputs] == ["a.cu", "b.o"]
 
 
-def test_nvcc_is_never_the_one_on_path(tmp_path: Path) -> None:
-    fake = tmp_path / "nvcc"
-    fake.write_text("#!/bin/sh\n")
-    fake.chmod(0o755)
-    assert find_nvcc({"CASSC_NVCC": str(fake), "PATH": "/nowhere"}) == str(fake)
+def test_nvcc_is_never_cassc_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`eval "$(cassc env)"` puts the stand-in toolkit, whose bin/nvcc is cassc, in CUDA_HOME."""
+    monkeypatch.setenv("CASSC_DATA_DIR", str(tmp_path / "data"))
+    for folder in ("data/toolkit/bin", "cuda/bin"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "nvcc").write_text("#!/bin/sh\n")
+        (tmp_path / folder / "nvcc").chmod(0o755)
+    stand_in = {"CUDA_HOME": str(tmp_path / "data" / "toolkit")}
+    try:
+        found: str | None = find_nvcc(stand_in)
+    except ToolchainError:  # no CUDA in /usr/local/cuda
+        found = None
+    assert found in (None, NVCC)
+    assert find_nvcc({"CASSC_NVCC": str(tmp_path / "cuda" / "bin" / "nvcc"), **stand_in}) == str(
+        tmp_path / "cuda" / "bin" / "nvcc")
 
 
 @needs_nvcc
