@@ -12,7 +12,7 @@ import pytest
 from cassc.hip_to_cuda import (IDENTIFIER_TABLES, NAMES_HEADER, find_nvcc, header_set, identifier_table_names,
                                inverted_names)
 from cassc.errors import ToolchainError
-from cassc.hipify.tables import HEADER_TABLE, INLINE_PTX_TABLE, TABLE_DIR, read_table
+from cassc.hipify.tables import HEADER_TABLE, INLINE_PTX_TABLE, MEMBER_CALL_TABLE, TABLE_DIR, read_table
 from cassc.invocation import cassc_free_words
 from conftest import EXAMPLES, write
 
@@ -28,8 +28,11 @@ def test_every_identifier_table_is_inverted() -> None:
 
 def test_the_set_covers_every_hip_name_the_tables_produce() -> None:
     produced = {hip for table in IDENTIFIER_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table) if cuda != hip}
-    defined = set(re.findall(r"^#define (\w+) ", header_set()[NAMES_HEADER], re.MULTILINE))
+    names = header_set()[NAMES_HEADER]
+    defined = set(re.findall(r"^#define (\w+) ", names, re.MULTILINE))
     assert produced - defined == NOT_HIP_NAMES
+    for _, function, _ in read_table(TABLE_DIR / MEMBER_CALL_TABLE):
+        assert f"inline auto {function}(" in names
     headers = {hip for _, hip, _ in read_table(TABLE_DIR / HEADER_TABLE)}
     assert headers <= set(header_set())
 
@@ -81,6 +84,7 @@ def test_translated_examples_compile_with_nvcc(cassc, tmp_path: Path) -> None:
     assert any(row.startswith("lop3") for row in rows)  # the unit below covers the rules' HIP builtins
     write(tmp_path / "ptx.cu", r"""
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 #include <cstdio>
 __global__ void k(unsigned* out, unsigned long long* wide, float* f) {
   unsigned lane, x = out[0], y;
@@ -94,6 +98,8 @@ __global__ void k(unsigned* out, unsigned long long* wide, float* f) {
   out[lane] = y + atomicInc(out + 1, 10u) + __ballot_sync(0xffffffffu, y & 1) + __reduce_add_sync(~0u, y);
   __syncwarp();
   f[lane] = __shfl_xor_sync(0xffffffffu, f[lane], 1);
+  auto tile = cooperative_groups::tiled_partition<8>(cooperative_groups::this_thread_block());
+  out[32 + lane] = tile.meta_group_rank() * tile.meta_group_size();
 }
 int main() {
   unsigned* out;
@@ -107,6 +113,7 @@ int main() {
     assert (tmp_path / "ptx").is_file(), compiled.stderr
     mirrored = next((tmp_path / "kept").rglob("ptx.cu")).read_text()
     assert "__cassc_lop3" in mirrored and "__lane_id()" in mirrored and "hipHostMalloc(&out" in mirrored
+    assert "__cassc_meta_group_rank(tile)" in mirrored
 
 
 @needs_nvcc
