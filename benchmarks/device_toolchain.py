@@ -36,8 +36,8 @@ from elftools.elf.elffile import ELFFile
 
 LLVM = Path("/usr/lib/llvm-19")
 MULTIARCH = Path("/usr/lib/x86_64-linux-gnu")
-# What cassc runs, and what clang's HIP driver runs itself (the bundler, for non-rdc objects).
-TOOLS = ("clang", "lld", "llvm-ar", "llvm-as", "llvm-dis", "clang-offload-bundler")
+# What cassc runs, and what clang's HIP driver runs itself (the bundler, which runs llvm-objcopy).
+TOOLS = ("clang", "lld", "llvm-ar", "llvm-as", "llvm-dis", "clang-offload-bundler", "llvm-objcopy")
 TOOL_ALIASES = {"clang++": "clang", "ld.lld": "lld"}
 HEADER_DIRS = ("hip", "hsa", "hiprand", "rocrand", "hipsparse", "rocsparse")
 STAND_IN_LIBRARIES = ("libamdhip64.so", "libhiprand.so", "librocrand.so", "libhipsparse.so", "librocsparse.so")

@@ -57,8 +57,8 @@ CMAKE_PRESET = "cuda-sm90"
 # Where ninja names a failed step: an object of target `<name>-cuda`, or its executable.
 CMAKE_FAILED_STEP = re.compile(r"^FAILED: .*?(?:CMakeFiles/(?P<object>\S+?)-cuda\.dir/|bin/cuda/(?P<program>\S+))")
 CMAKE_PROGRESS = re.compile(r"^\[\d+/\d+\] |^ninja: ")
-CMAKE_BROKEN_DIRECTORY = re.compile(r"CMake Error at src/([^/]+)/CMakeLists\.txt")
-SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc", ".py")
+CMAKE_BENCHMARK_DIRECTORY = re.compile(r"\bsrc/([^/\s]+)/CMakeLists\.txt")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx", ".c", ".inc", ".py")
 # Dependencies this machine cannot provide: a benchmark whose sources use them is out of reach.
 OUT_OF_REACH_PATTERNS = {
     "MPI": re.compile(r"#\s*include\s*[<\"]mpi\.h[>\"]|\bmpicc\b|\bmpicxx\b"),
@@ -66,6 +66,8 @@ OUT_OF_REACH_PATTERNS = {
     "GSL": re.compile(r"#\s*include\s*<gsl/"),
     "GDAL": re.compile(r"#\s*include\s*[<\"]gdal"),
     "PyTorch": re.compile(r"^\s*import torch\b|#\s*include\s*<torch/", re.MULTILINE),
+    # Built by the NVIDIA HPC compiler (OpenMP offload, stdpar), which `make CC=cassc` does not stand for.
+    "nvc++ (not nvcc)": re.compile(r"^\s*CC\s*[:?]?=\s*nvc\+\+", re.MULTILINE),
 }
 FIRST_ERROR = re.compile(
     r"(cassc fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
@@ -266,6 +268,17 @@ def environment_of_cassc_env(cassc: str, env: dict[str, str]) -> dict[str, str]:
     return result
 
 
+def broken_benchmark_directories(log: str, known: set[str]) -> dict[str, str]:
+    """The benchmark directories CMake's errors name (where the error is, or in its call stack), each
+    with its error's first paragraph."""
+    broken: dict[str, str] = {}
+    for block in log.split("CMake Error at ")[1:]:
+        directory = CMAKE_BENCHMARK_DIRECTORY.search(block.split("\n\n\n")[0])
+        if directory and directory.group(1) not in known and directory.group(1) not in broken:
+            broken[directory.group(1)] = " ".join(block.split("\n\n")[0].split())[:200]
+    return broken
+
+
 def failed_steps_by_benchmark(log: str) -> dict[str, str]:
     """Ninja's output of a `-k 0` build, cut into each failed step's output, keyed by benchmark."""
     chunks: dict[str, list[str]] = {}
@@ -296,13 +309,12 @@ def build_with_cmake(names: list[str], hecbench: Path, scratch: Path, args: argp
     for _ in range(5):
         completed = subprocess.run(configure, env=env, capture_output=True, text=True, errors="replace")
         log = completed.stdout + completed.stderr
-        broken = set(CMAKE_BROKEN_DIRECTORY.findall(log)) - set(removed)
+        broken = broken_benchmark_directories(log, set(removed))
         if completed.returncode == 0 or not broken:
             break
-        for directory in broken:
-            message = log.split(f"CMake Error at src/{directory}/", 1)[1].split("\n\n")[0]
-            removed[directory] = " ".join(message.split())[:200]
-            shutil.rmtree(tree / "src" / directory)
+        for directory, message in broken.items():
+            removed[directory] = message
+            shutil.rmtree(tree / "src" / directory, ignore_errors=True)
     if completed.returncode != 0:
         error = f"CMake configure failed: {first_error(log)}"
         return {name: Build(name, "cmake", False, 0.0, error, log[-6000:]) for name in names}

@@ -177,6 +177,8 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
     # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
     flags.append("-Wno-unused-result")
+    # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
+    flags.append("-Wno-register")
     return flags
 
 

@@ -99,7 +99,7 @@ def _build_toolkit(target: Path, toolchain: Toolchain) -> None:
     staging.chmod(0o755)  # mkdtemp's 0700 would hide the toolkit from other users of a shared data dir
     try:
         _write_bin(staging)
-        _write_include(staging)
+        _write_include(staging, toolchain)
         _write_lib64(staging, target, toolchain)
         (staging / "nvvm" / "libdevice").mkdir(parents=True)
         (staging / "cmake").mkdir()
@@ -132,10 +132,17 @@ def _write_bin(root: Path) -> None:
 # include/
 
 
-def _write_include(root: Path) -> None:
+def _write_include(root: Path, toolchain: Toolchain) -> None:
     include = root / "include"
     shutil.copytree(SHIMS_DIR / "include", include)
     shutil.copytree(COMPAT_INCLUDE_DIR, include, dirs_exist_ok=True)  # what headers.tsv maps to `cassc/...`
+    # The shims include <hip/...>, <hiprand/...>, and HIP's headers <hsa/...>: in a ROCm install, outside
+    # /usr/include, a host compiler given only -I$CUDA_PATH/include finds them here.
+    rocm_include = toolchain.hip_include_dir.parent
+    if rocm_include != Path("/usr/include"):
+        for entry in sorted(rocm_include.iterdir()):
+            if entry.is_dir() and not (include / entry.name).exists():
+                (include / entry.name).symlink_to(entry)
     version = CudaVersion.current()
     renames = [(cuda, hip) for table in HOST_NAME_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table)]
     (include / "cassc_cuda_names.h").write_text(names_header(version, renames))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import write
+from conftest import gpu_targets, write
 
 
 def test_atomic_inc_and_dec_become_the_amdgpu_instructions(cassc, tmp_path: Path) -> None:
@@ -129,6 +129,20 @@ int main() {
                            "38 38 3c 3c",  # 1.0625 is halfway: ties to even
                            "3a 3a 3d 3d", "7e 7f 7b 7c",  # beyond the range: largest finite, or NaN / infinity
                            "3.25 4 448"]
+
+
+def test_managed_variables_byte_dot_products_math_constants_and_register(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+#include <math_constants.h>
+__managed__ int counter;
+__global__ void k(int* out) {
+  register int x = __dp4a(0x01020304, 0x01010101, 5);
+  out[0] = x + __dp4a(0xFFu, 0x02u, 0u) + counter + (CUDART_PI_F > 3.0f);
+}
+int main() { return counter; }
+""")
+    cassc("-std=c++17", "main.cu", "-o", "app")
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
 
 
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:

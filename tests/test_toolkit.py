@@ -90,7 +90,8 @@ def test_driver_api_through_libcuda_stub(toolkit: Path, tmp_path: Path) -> None:
 
 
 def test_every_cuda_header_compiles_with_gcc(toolkit: Path, tmp_path: Path) -> None:
-    headers = [cuda for cuda, _, _ in read_table(TABLE_DIR / "headers.tsv")]
+    # CUB is device code: with CUDA too only nvcc compiles it (its hipCUB lives beside the toolchain).
+    headers = [cuda for cuda, _, _ in read_table(TABLE_DIR / "headers.tsv") if not cuda.startswith("cub/")]
     source = write(tmp_path / "all.cpp", "".join(f"#include <{h}>\n" for h in headers))
     subprocess.run(["g++", "-fsyntax-only", f"-I{toolkit}/include", str(source)], check=True)
 

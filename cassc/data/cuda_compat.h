@@ -28,6 +28,19 @@
 #endif
 
 #if defined(__cplusplus)
+/* Managed variables: clang's HIP attribute, registered by HIP's runtime (__hipRegisterManagedVar). */
+#ifndef __managed__
+#define __managed__ __attribute__((managed))
+#endif
+/* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
+__device__ inline int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);
+  return c;
+}
+__device__ inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xFFu) * ((b >> i) & 0xFFu);
+  return c;
+}
 /* CUDA's cache-hinted loads and stores for every type (HIP 5.2 has the loads for __half only): plain
  * accesses, which mean the same; the hints have no gfx11 counterpart worth a different path. */
 template <typename T> __device__ inline T __ldca(const T* address) { return *address; }

@@ -16,6 +16,9 @@ typedef unsigned int __nv_fp8x4_storage_t;
 typedef enum __nv_saturation_t { __NV_NOSAT, __NV_SATFINITE } __nv_saturation_t;
 typedef enum __nv_fp8_interpretation_t { __NV_E4M3, __NV_E5M2 } __nv_fp8_interpretation_t;
 
+/* The conversions and classes use HIP's __half API, which a host compiler (g++ on a .cpp) lacks. */
+#if defined(__HIP__)
+
 /* ilogb through frexp: both lower to LLVM intrinsics, where ilogb would be a libcall the device
  * libraries do not have. */
 __CASSC_FP8_FN int __cassc_fp8_ilogb(double x) {
@@ -145,4 +148,5 @@ __CASSC_FP8_FN __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __
 __CASSC_FP8_TYPES(e4m3, __NV_E4M3)
 __CASSC_FP8_TYPES(e5m2, __NV_E5M2)
 #undef __CASSC_FP8_TYPES
+#endif /* __HIP__ */
 #undef __CASSC_FP8_FN
