@@ -6,6 +6,7 @@ time is part of every compile.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -30,11 +31,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def nvcc_main(args: list[str]) -> int:
-    from cassc.driver import execute
     from cassc.invocation import parse_invocation
 
     try:
-        return execute(parse_invocation(args))
+        inv = parse_invocation(args)
+        if inv.target == "nvidia":
+            # Imports neither the AMD driver nor its toolchain: this runs where only nvcc is.
+            from cassc.hip_to_cuda import execute_for_nvidia
+
+            return execute_for_nvidia(inv, args, os.environ)
+        from cassc.driver import execute
+
+        return execute(inv)
     except CasscError as error:
         print(f"cassc fatal   : {error}", file=sys.stderr)
         return error.exit_code

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from cassc.errors import InputError, UsageError
-from cassc.options import ATTACHED_PREFIXES, OPTIONS_BY_NAME, Effect, Kind, Option
+from cassc.options import ATTACHED_PREFIXES, CASSC_OPTION_PREFIX, OPTIONS_BY_NAME, Effect, Kind, Option
 
 DEFAULT_OFFLOAD_ARCH = "gfx1100"
 DEFAULT_CUDA_ARCH = 52  # nvcc 12.x compiles for sm_52 when no -arch is given
@@ -119,6 +119,7 @@ class Invocation:
     archiver: str | None = None
     host_compiler: str | None = None
     use_hipcc: bool = False  # compile through ROCm's hipcc instead of calling its clang directly
+    target: str = "amd"  # --cassc-target: "nvidia" compiles the translated sources with NVIDIA's nvcc
     model: str | None = None  # --cassc-model: the repair model (settings also read CASSC_MODEL, config.toml)
     # driver behaviour
     verbose: bool = False
@@ -211,6 +212,30 @@ def _match_option(word: str) -> tuple[Option, str | None] | None:
 
 def _spelling(option: Option) -> str:
     return f"--{option.long} (-{option.short})" if option.short and option.short != option.long else f"--{option.long}"
+
+
+def cassc_free_words(argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], list[int]]:
+    """The command's words (environment and options files expanded) without cassc's own options, and
+    the positions of its input words: what is handed to NVIDIA's nvcc for `--cassc-target=nvidia`."""
+    words: list[str] = []
+    inputs: list[int] = []
+    pending = command_words(argv, env)
+    index = 0
+    while index < len(pending):
+        word = pending[index]
+        index += 1
+        parsed = _match_option(word)
+        takes_next = parsed is not None and parsed[0].kind is not Kind.FLAG and parsed[1] is None
+        if parsed is not None and parsed[0].long.startswith(CASSC_OPTION_PREFIX):
+            index += 1 if takes_next else 0
+            continue
+        if parsed is None and not word.startswith("-"):
+            inputs.append(len(words))
+        words.append(word)
+        if takes_next and index < len(pending):
+            words.append(pending[index])
+            index += 1
+    return words, inputs
 
 
 def parse_invocation(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Invocation:

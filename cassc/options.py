@@ -212,10 +212,17 @@ NVCC_OPTIONS: tuple[Option, ...] = (
            note="AMD targets to build for (default gfx1100, or $CASSC_OFFLOAD_ARCH)"),
     Option("cassc-use-hipcc", "cassc-use-hipcc", F, SET, "use_hipcc", True,
            note="compile through the ROCm install's hipcc (or $CASSC_USE_HIPCC=1)"),
+    Option("cassc-target", "cassc-target", V, SET, "target", choices=("amd", "nvidia"),
+           note="amd: build for the AMD GPU (default); nvidia: compile the translated program with NVIDIA's nvcc "
+                "through the hip-to-cuda header set, to check the translation on an NVIDIA GPU"),
     Option("cassc-model", "cassc-model", V, SET, "model",
            note="repair model: an installed name (`cassc model list`), a .gguf file or an http:// model server "
                 "(or $CASSC_MODEL, or [repair] model in config.toml)"),
 )
+
+
+# cassc's own rows start so; `--cassc-target=nvidia` removes them before handing the words to nvcc.
+CASSC_OPTION_PREFIX = "cassc-"
 
 
 def build_lookup(table: tuple[Option, ...]) -> dict[str, Option]:

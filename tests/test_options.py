@@ -17,7 +17,7 @@ SAMPLE_VALUES = {"cudart": "shared", "x": "cu", "machine": "64", "default-stream
 def sample_value(option: Option) -> str:
     if option.kind is Kind.BOOL:
         return "true"
-    return SAMPLE_VALUES.get(option.long) or "value1"
+    return SAMPLE_VALUES.get(option.long) or (option.choices[-1] if option.choices else "value1")
 
 
 def spellings(option: Option) -> list[list[str]]:

@@ -1,0 +1,53 @@
+"""benchmarks/hecbench_verify.py's comparison of a translated run with the CUDA original's (pure functions)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from conftest import REPO
+
+_spec = importlib.util.spec_from_file_location("hecbench_verify", REPO / "benchmarks" / "hecbench_verify.py")
+assert _spec and _spec.loader
+verify = importlib.util.module_from_spec(_spec)
+sys.modules["hecbench_verify"] = verify
+_spec.loader.exec_module(verify)
+
+
+def result(original: list[tuple[int, float, str]], translated: list[tuple[int, float, str]]):
+    return verify.Result("b", {"original": True, "translated": True}, {}, "./main",
+                         {"original": [verify.Run(*r) for r in original],
+                          "translated": [verify.Run(*r) for r in translated]})
+
+
+def test_timing_lines_and_tables_under_a_timing_header_are_not_compared() -> None:
+    output = ("Function    MBytes/sec  Min (sec)   Max\nCopy        3758415.849 0.00014     0.00015\n"
+              "Performance: MLUPS\n10479.7851\nchecksum 42\nAverage kernel execution time 0.39 (ms)\n")
+    assert verify.comparable_lines(output) == ["checksum 42"]
+
+
+def test_numbers_compare_within_the_tolerance_and_varying_lines_are_left_out() -> None:
+    original = [(0, 1.0, "sum = 1.00000\nseed 17\nPASS\n"), (0, 1.0, "sum = 1.00001\nseed 99\nPASS\n")]
+    same = result(original, [(0, 1.02, "sum = 1.00002\nseed 5\nPASS\n")])
+    assert verify.compare(same, None).status == "matched"
+    wrong = result(original, [(0, 1.0, "sum = 1.5\nseed 5\nPASS\n")])
+    comparison = verify.compare(wrong, None)
+    assert comparison.status == "mismatch" and "1.5" in comparison.first_difference
+    failing = result(original, [(0, 1.0, "sum = 1.00000\nseed 5\nFAIL\n")])
+    assert verify.compare(failing, None).status == "mismatch"
+
+
+def test_runtime_ratio_uses_the_benchmarks_own_time_line() -> None:
+    regex = r"(?:Average kernel execution time )([0-9.+-e]+)(?: \(ms\))"
+    runs = result([(0, 5.0, "Average kernel execution time 2.0 (ms)\n")],
+                  [(0, 1.0, "Average kernel execution time 2.2 (ms)\n")])
+    comparison = verify.compare(runs, regex)
+    assert comparison.time_source == "kernel" and abs(comparison.ratio - 1.1) < 1e-9
+    assert verify.compare(runs, None).time_source == "kernel"  # "kernel ... time" without a regex too
+
+
+def test_a_run_at_the_limit_is_not_a_mismatch_when_the_original_nearly_reached_it() -> None:
+    near = result([(0, 11.5, "PASS\n")], [(verify.TIMED_OUT, 12.0, "")])
+    assert verify.compare(near, None).status == "near-run-limit"
+    hang = result([(0, 1.0, "PASS\n")], [(verify.TIMED_OUT, 12.0, "")])
+    assert verify.compare(hang, None).status == "mismatch"
