@@ -1,0 +1,97 @@
+"""One nvcc-built file's device code -> a validated gfx1100 code object.
+
+The PTX nvcc embedded (the highest compute capability present) is lifted to LLVM IR (lift.py),
+compiled for gfx1100 by llvmlite and linked by ld.lld. Each kernel's code object descriptor is then
+checked against what CUDA recorded: the kernarg segment must be exactly the CUDA parameter buffer (the
+shim runtime copies that buffer as is), and the LDS must fit a gfx1100 workgroup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from cassc.binary.codegen import amdgpu_object, data_layout, link_code_object
+from cassc.binary.extract import BinaryModule
+from cassc.binary.lift import AMDGPU, lift_module
+from cassc.binary.ptx import Function, parse_ptx
+from cassc.errors import CompileError, InputError
+from cassc.formats.code_object import kernel_descriptors
+
+GFX1100_LDS_BYTES = 65536
+
+
+@dataclass(frozen=True)
+class TranslatedKernel:
+    name: str
+    host_stub: str | None
+    param_offsets: tuple[int, ...]  # each parameter's place in the CUDA parameter buffer, by ordinal
+    param_sizes: tuple[int, ...]
+    param_size: int  # the CUDA parameter buffer
+    kernarg_size: int  # the code object's
+    lds_size: int
+    scratch_size: int
+    vgprs: int
+    sgprs: int
+
+
+@dataclass
+class Translation:
+    origin: str
+    ptx_arch: int
+    code_object: bytes
+    kernels: list[TranslatedKernel]
+    failures: dict[str, str] = field(default_factory=dict)  # kernel -> why it was not translated
+    variables: list[str] = field(default_factory=list)  # __device__ / __constant__ names the code object defines
+
+
+def param_layout(function: Function) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """CUDA's parameter buffer: each parameter at its alignment, no padding after the last.
+    (offsets, sizes, total size)."""
+    offsets = []
+    end = 0
+    for param in function.params:
+        offsets.append(-(-end // param.align) * param.align)
+        end = offsets[-1] + param.size
+    return tuple(offsets), tuple(p.size for p in function.params), end
+
+
+def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu) -> Translation:
+    ptx_images = sorted(module.ptx_images(), key=lambda i: i.entry.arch)
+    if not ptx_images:
+        raise InputError(f"{module.origin} carries only SASS (no PTX): translating SASS is not supported yet; "
+                         "rebuild it with nvcc's default -arch (which embeds PTX) or add "
+                         "-gencode arch=compute_XX,code=compute_XX")
+    image = ptx_images[-1]
+    ptx = parse_ptx(image.entry.ptx)
+    target = replace(AMDGPU, cpu=offload_arch)
+    lifted = lift_module(ptx, target, data_layout(target))
+    stem = "".join(c if c.isalnum() else "_" for c in Path(module.origin).name)[-60:]
+    code_object = link_code_object(amdgpu_object(lifted.ir, target), work_dir, stem, lld) if lifted.kernels else b""
+    descriptors = kernel_descriptors(code_object) if code_object else {}
+    recorded = {k.name: k for k in module.kernels}
+    kernels = []
+    for name in lifted.kernels:
+        function = ptx.function(name)
+        assert function is not None
+        offsets, sizes, param_size = param_layout(function)
+        cubin = recorded.get(name)
+        if cubin is not None and cubin.params and (tuple(p.offset for p in cubin.params) != offsets
+                                                   or cubin.param_size != param_size):
+            raise CompileError(f"{module.origin}: kernel {name}: the PTX parameter layout {offsets} ({param_size} "
+                               f"bytes) differs from the cubin's {tuple(p.offset for p in cubin.params)} "
+                               f"({cubin.param_size} bytes) (a cassc bug, please report it)")
+        descriptor = descriptors.get(name)
+        if descriptor is None:
+            raise CompileError(f"{module.origin}: the gfx1100 code object lacks kernel {name}")
+        if descriptor.kernarg_size != param_size:
+            raise CompileError(f"{module.origin}: kernel {name} takes {descriptor.kernarg_size} bytes of kernel "
+                               f"arguments on gfx1100 but {param_size} on CUDA (a cassc bug, please report it)")
+        if descriptor.lds_size > GFX1100_LDS_BYTES:
+            raise CompileError(f"{module.origin}: kernel {name} needs {descriptor.lds_size} bytes of shared memory; "
+                               f"a gfx1100 workgroup has {GFX1100_LDS_BYTES}")
+        kernels.append(TranslatedKernel(name, cubin.host_stub if cubin else None, offsets, sizes, param_size,
+                                        descriptor.kernarg_size, descriptor.lds_size, descriptor.scratch_size,
+                                        descriptor.vgprs, descriptor.sgprs))
+    variables = [v.name for v in ptx.variables if v.space in ("global", "const") and not v.extern]
+    return Translation(module.origin, image.entry.arch, code_object, kernels, lifted.failures, variables)

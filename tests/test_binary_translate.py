@@ -1,0 +1,188 @@
+"""The binary path's translation: nvcc's PTX lifted to LLVM IR, compiled for gfx1100 (and back to NVPTX),
+validated against CUDA's parameter layout, and spliced into programs linked from nvcc-built objects."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cassc.binary.codegen import data_layout, nvptx_assembly
+from cassc.binary.extract import read_binary
+from cassc.binary.lift import NVPTX, lift_module
+from cassc.binary.ptx import parse_ptx
+from cassc.binary.translate import translate
+from cassc.formats.code_object import code_object_target
+from cassc.toolchain import find_toolchain
+
+from conftest import gpu_targets, write
+
+NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+PTXAS = Path(NVCC).with_name("ptxas")
+pytestmark = pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
+
+KERNELS = r"""
+#include <cstdio>
+#include <cuda_fp16.h>
+__device__ __noinline__ float helper(float a, int b) { return a * b + 1.0f; }
+struct Pair { float x, y; };
+__device__ __noinline__ Pair swap(Pair p) { return Pair{p.y, p.x}; }
+__global__ void warp_reduce(const float *in, float *out, unsigned *bal, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.f;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  float w = __shfl_xor_sync(0xffffffff, v, 1) + __shfl_sync(0xffffffff, v, 3) + __shfl_up_sync(0xffffffff, v, 2, 16);
+  unsigned b = __ballot_sync(0xffffffff, in[i % n] > 0.5f);
+  if (__any_sync(0xffffffff, v > 1000.f) || __all_sync(0xffffffff, v < -1.f)) w += 1.f;
+  if ((threadIdx.x & 31) == 0) { atomicAdd(out, v + w * 0.f); bal[blockIdx.x] = b; }
+}
+__global__ void atomics(int *p, unsigned *u, float *f, unsigned long long *ull, double *d) {
+  atomicAdd(p, 1); atomicMax(p + 1, (int)threadIdx.x); atomicMin(p + 2, -(int)threadIdx.x);
+  atomicCAS(p + 3, 0, 7); atomicExch(p + 4, 9); atomicInc(u, 100u); atomicDec(u + 1, 5u);
+  atomicAnd(p + 5, 0xff); atomicOr(p + 6, 1 << (threadIdx.x % 31)); atomicXor(p + 7, 3);
+  atomicAdd(f, 0.5f); atomicAdd(ull, 2ull); atomicAdd(d, 1.0);
+}
+__global__ void mathk(const float *x, float *y, double *z, int *k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float a = x[i];
+  y[i] = sqrtf(a) + expf(a) + __expf(a) + sinf(a) + cosf(a) + logf(a + 1.f) + powf(a, 1.5f) + fminf(a, 0.3f)
+       + fmaxf(a, 0.7f) + rsqrtf(a + 1.f) + tanhf(a) + __fdividef(a, 3.f) + floorf(a * 10.f) + ceilf(a) + roundf(a)
+       + helper(a, i) + fabsf(-a) + erff(a) + atan2f(a, 2.f);
+  double da = a;
+  z[i] = sqrt(da) + exp(da) + log(da + 1.0) + sin(da) + da / 3.0 + fma(da, 2.0, 1.0);
+  int q = (int)(a * 1000.f);
+  k[i] = q / 7 + q % 5 + __popc(q) + __clz(q) + __brev(q) + (int)(unsigned)(a * 3e9f) + __ffs(q) + abs(q - 500)
+       + min(q, 10) + max(q, 3) + (q >> 3) + ((unsigned)q >> 5) + __float2int_rn(a * 7.5f) + __mul24(q, 3)
+       + (int)__umulhi((unsigned)q, 0x9e3779b9u) + __byte_perm(q, i, 0x5140);
+  Pair p = swap(Pair{a, 2.f * a});
+  y[i] += p.x - p.y;
+  __half h = __float2half(a);
+  y[i] += __half2float(__hadd(h, h));
+}
+__global__ void local_and_2d(float *out, int w) {
+  float tmp[16];
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  for (int j = 0; j < 16; j++) tmp[j] = x * j + y;
+  out[y * w + x] = tmp[(x + y) % 16] + gridDim.x + gridDim.y * 2 + blockDim.z;
+}
+extern __shared__ float dyn[];
+__global__ void dynamic_shared(float *out) {
+  dyn[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = dyn[blockDim.x - 1 - threadIdx.x];
+  __threadfence();
+}
+__global__ void printer(int v) { printf("v=%d\n", v); }
+"""
+TRANSLATED = {"_Z11warp_reducePKfPfPji", "_Z7atomicsPiPjPfPyPd", "_Z5mathkPKfPfPdPii", "_Z12local_and_2dPfi",
+              "_Z14dynamic_sharedPf"}
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("many")
+    write(directory / "many.cu", KERNELS)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "many.cu", "-o", "many.o"], cwd=directory, check=True)
+    return directory / "many.o"
+
+
+def test_compute_kernels_translate_to_validated_gfx1100_code(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    translation = translate(module, tmp_path, find_toolchain().lld)
+    assert code_object_target(translation.code_object) == "gfx1100"
+    kernels = {k.name: k for k in translation.kernels}
+    assert set(kernels) == TRANSLATED
+    recorded = {k.name: k for k in module.kernels}
+    for name, kernel in kernels.items():  # translate() checked these; the test says what they are
+        assert kernel.kernarg_size == kernel.param_size == recorded[name].param_size
+        assert kernel.param_offsets == tuple(p.offset for p in recorded[name].params)
+        assert kernel.host_stub == name
+    assert kernels["_Z12local_and_2dPfi"].scratch_size >= 64  # float tmp[16]
+    assert "__cudart_i2opi_f" in translation.variables  # libdevice's tables travel with the code
+
+
+def test_an_untranslatable_kernel_is_named_with_its_instruction(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    failures = translate(module, tmp_path, find_toolchain().lld).failures
+    assert list(failures) == ["_Z7printeri"]
+    assert "kernel _Z7printeri: call to vprintf" in failures["_Z7printeri"]
+    assert "PTX line" in failures["_Z7printeri"]
+
+
+@pytest.mark.skipif(not PTXAS.exists(), reason="ptxas is not installed")
+def test_the_same_ir_lowered_to_nvptx_assembles_with_ptxas(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    lifted = lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX))
+    assert set(lifted.kernels) == TRANSLATED
+    ptx = tmp_path / "round-trip.ptx"
+    ptx.write_text(nvptx_assembly(lifted.ir))
+    subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "round-trip.cubin")], check=True)
+
+
+VENDOR = r"""
+__constant__ float scale[1];
+__device__ int launches;
+__global__ void saxpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i] * scale[0];
+  if (i == 0) atomicAdd(&launches, 1);
+}
+extern "C" float vendor_run(int n) {
+  float *x, *y, s = 2.0f;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  cudaMemcpyToSymbol(scale, &s, sizeof(float));
+  saxpy<<<(n + 255) / 256, 256>>>(3.0f, x, y, n);
+  float first;
+  cudaMemcpy(&first, y, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(x);
+  cudaFree(y);
+  return first;
+}
+"""
+
+
+def test_nvcc_built_static_library_relinks_into_a_gfx1100_program(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "vendor.cu", "-o", "vendor.o"], cwd=tmp_path, check=True)
+    subprocess.run(["ar", "rcs", "libvendor.a", "vendor.o"], cwd=tmp_path, check=True)
+    write(tmp_path / "main.cpp", '#include <cstdio>\nextern "C" float vendor_run(int);\n'
+                                 'int main() { std::printf("%f\\n", vendor_run(1000)); }\n')
+    result = cassc("main.cpp", "-L.", "-lvendor", "-o", "app")
+    assert "cassc: translated libvendor.a(vendor.o): 1 kernel(s) from PTX compute_86 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    cuda_names = [line.split()[-1] for line in undefined.splitlines() if "cuda" in line.lower()]
+    assert cuda_names == [], "every CUDA entry point nvcc's code calls is the shim's or a jump to HIP"
+    assert "hipModuleLaunchKernel" in undefined
+
+
+def test_nvcc_built_objects_link_like_nvcc_links_them(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", VENDOR)
+    write(tmp_path / "b.cu", 'extern "C" float vendor_run(int);\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n'
+                             'int main() { int *p; cudaMalloc(&p, 128); k<<<1, 32>>>(p); return vendor_run(10) > 0; }\n')
+    for name in ("a", "b"):
+        subprocess.run([NVCC, "-arch=sm_80", "-c", f"{name}.cu", "-o", f"{name}.o"], cwd=tmp_path, check=True)
+    result = cassc("a.o", "b.o", "-o", "app")
+    assert result.stderr.count("translated") == 2
+    assert gpu_targets(tmp_path / "app") == ["gfx1100", "gfx1100"]  # one code object per nvcc object
+
+
+def test_sass_only_objects_get_a_clear_message(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "__global__ void k(int *p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "sass.o"], cwd=tmp_path,
+                   check=True)
+    result = cassc("sass.o", "-o", "app", check=False)
+    assert result.returncode == 1 and "sass.o carries only SASS (no PTX)" in result.stderr
+    assert not (tmp_path / "app").exists()
+
+
+def test_untranslatable_kernels_stop_the_link_with_the_reason(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n'
+                             "int main() { k<<<1, 1>>>(1); }\n")
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
+    result = cassc("p.o", "-o", "app", check=False)
+    assert result.returncode == 1 and "kernel _Z1ki: call to vprintf" in result.stderr
