@@ -941,6 +941,12 @@ class FunctionLifter:
         self.unary_intrinsic(instruction, "llvm.exp2", "afn ")
 
     def op_lg2(self, instruction: Instruction) -> None:
+        if self.target.name == "nvptx" and self.the_type(instruction) == "f32":
+            # NVPTX has no lowering for llvm.log2 (LLVM aborts): name PTX's instruction itself.
+            _declare("llvm.nvvm.lg2.approx.f", "declare float @llvm.nvvm.lg2.approx.f(float)")
+            a = self.read(instruction.operands[1], "f32")
+            self.write(instruction.operands[0], self.value(f"call float @llvm.nvvm.lg2.approx.f(float {a})"), "f32")
+            return
         self.unary_intrinsic(instruction, "llvm.log2", "afn ")
 
     def op_tanh(self, instruction: Instruction) -> None:
@@ -1018,6 +1024,9 @@ class FunctionLifter:
         if len(types) != 2:
             raise self.fail("cvt forms other than cvt.dtype.atype")
         destination_type, source_type = types
+        if destination_type in ("f16x2", "bf16x2") and source_type == "f32" and len(instruction.operands) == 3:
+            self.pack_halves(instruction, destination_type[:-2])
+            return
         if "x2" in destination_type or "x2" in source_type or "relu" in instruction.modifiers:
             raise self.fail("packed conversions")
         rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi")), None)
@@ -1053,6 +1062,15 @@ class FunctionLifter:
             else:
                 result = self.resize(a, source, destination, is_signed(source_type))
         self.write(instruction.operands[0], result, destination_type)
+
+    def pack_halves(self, instruction: Instruction, half: str) -> None:
+        """cvt.rn.f16x2.f32 d, a, b: a rounded to the upper half of d, b to the lower."""
+        parts = []
+        for operand in instruction.operands[1:]:
+            narrow = self.value(f"fptrunc float {self.read(operand, 'f32')} to {value_type(half)}")
+            parts.append(self.value(f"zext i16 {self.value(f'bitcast {value_type(half)} {narrow} to i16')} to i32"))
+        upper = self.value(f"shl i32 {parts[0]}, 16")
+        self.write(instruction.operands[0], self.value(f"or i32 {upper}, {parts[1]}"), "b32")
 
     def integer_saturate(self, value: str, source_type: str, destination_type: str) -> str:
         source = int_type(source_type)
