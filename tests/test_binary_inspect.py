@@ -62,7 +62,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     write(directory / "main.cu", "int main() { return 0; }\n")
     subprocess.run([NVCC, "-arch=sm_86", "k.cu", "main.cu", "-o", "app"], cwd=directory, check=True)
     subprocess.run(["ar", "qc", "libk.a", objects["sm_86"].name, objects["sm_90"].name], cwd=directory, check=True)
+    subprocess.run([NVCC, "-arch=sm_89", "-shared", "-Xcompiler", "-fPIC", "k.cu", "-o", "libk.so"], cwd=directory,
+                   check=True)
     objects["app"] = directory / "app"
+    objects["shared"] = directory / "libk.so"
     objects["archive"] = directory / "libk.a"
     return objects
 
@@ -101,6 +104,12 @@ def test_executables_hold_one_container_per_translation_unit(built: dict[str, Pa
     (module,) = read_binary(built["app"])
     assert len({i.container for i in module.images}) >= 2  # the static cudart brings its own
     assert AXPY in {k.name for k in module.kernels}
+
+
+def test_shared_libraries_are_read_like_executables(built: dict[str, Path]) -> None:
+    (module,) = read_binary(built["shared"])
+    assert {i.entry.arch for i in module.images} == {89}
+    assert {AXPY, REDUCE, "structk"} <= {k.name for k in module.kernels if k.host_stub}
 
 
 def test_static_library_members_are_read_one_by_one(built: dict[str, Path]) -> None:
