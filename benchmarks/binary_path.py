@@ -45,6 +45,8 @@ DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "binary-path.md"
 CUDA_BIN = Path("/usr/local/cuda/bin")
 OUT_OF_REACH = re.compile(r"mpi\.h|boost/|gsl/|gdal|cublas|cufft|cusparse|curand|cusolver|thrust/|cub/|nvrtc|"
                           r"cudnn|nccl|omp\.h|cooperative_groups|mma\.h|cuda/pipeline|cuda/barrier")
+# Alignment padding between and after functions, not code.
+PADDING = re.compile(r"^\s+(?:s_nop|s_code_end)\b")
 TIMING_LINE = re.compile(r"time|elapsed|\bms\b|\bus\b|sec|throughput|bandwidth|GB/s|GFLOP|perf|speed",
                          re.IGNORECASE)
 
@@ -61,7 +63,7 @@ def run(job, variant):
     except subprocess.TimeoutExpired:
         return {"rc": "timeout", "stdout": "", "stderr": ""}
 results = {}
-with cf.ThreadPoolExecutor(4) as pool:
+with cf.ThreadPoolExecutor(8) as pool:
     futures = {(j["name"], v): pool.submit(run, j, v) for j in jobs for v in ("original", "roundtrip")}
     for (name, variant), future in futures.items():
         results.setdefault(name, {})[variant] = future.result()
@@ -133,8 +135,8 @@ def instruction_counts(code_object: Path) -> dict[str, int]:
         if header:
             current = header.group(1)
             counts[current] = 0
-        elif current and re.match(r"^\s+[a-z_0-9]+", line) and "//" in line and "s_code_end" not in line:
-            counts[current] += 1  # s_code_end: the padding after the last function, not code
+        elif current and re.match(r"^\s+[a-z_0-9]+", line) and "//" in line and not PADDING.search(line):
+            counts[current] += 1
     return counts
 
 
@@ -305,10 +307,27 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def recount(work: Path, state: list[BenchmarkResult]) -> None:
+    """Count instructions again from the code objects `prepare` left in the build directories."""
+    for result in state:
+        build = work / "build" / result.name
+        ours: dict[str, int] = {}
+        hip: dict[str, int] = {}
+        for code_object in build.glob("*.gfx1100.hsaco"):
+            ours.update(instruction_counts(code_object))
+        for code_object in build.glob("hip-*.co"):
+            hip.update(instruction_counts(code_object))
+        for kernel in result.kernels:
+            kernel.instructions = ours.get(kernel.name, kernel.instructions)
+            kernel.hip_instructions = hip.get(kernel.name, kernel.hip_instructions)
+
+
 def report(args: argparse.Namespace) -> None:
     work = Path(args.work)
     state = [BenchmarkResult(**{**r, "kernels": [KernelResult(**k) for k in r["kernels"]]})
              for r in json.loads((work / "state.json").read_text())]
+    if args.recount:
+        recount(work, state)
     device = json.loads(Path(args.device_results).read_text()) if args.device_results else {}
     kernels = [k for r in state for k in r.kernels]
     translated = [k for k in kernels if k.translated]
@@ -378,7 +397,7 @@ def main() -> None:
     p.add_argument("--sample", type=int, default=40)
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
-    p.add_argument("--timeout", type=int, default=60)
+    p.add_argument("--timeout", type=int, default=20)
     o = commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")
     o.add_argument("hecbench")
     o.add_argument("name")
@@ -389,6 +408,7 @@ def main() -> None:
     r.add_argument("--device-results")
     r.add_argument("--results", default=str(DEFAULT_RESULTS))
     r.add_argument("--seed-note", default="5")
+    r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
     args = parser.parse_args()
     {"prepare": prepare, "one": one, "report": report}[args.command](args)
 

@@ -369,6 +369,8 @@ class FunctionLifter:
                 return self.resize(special[0], special[1], int_type(ptx_type), False) if not is_float(ptx_type) \
                     else special[0]
             raise self.fail(f"unknown register {operand}")
+        if operand == "WARP_SZ":  # PTX's one named constant
+            operand = "32"
         if is_float(ptx_type):
             return _ptx_float(operand, ptx_type)
         if ptx_type == "pred":
@@ -869,6 +871,24 @@ class FunctionLifter:
         inserted = self.value(f"and {llvm_type} {self.value(f'shl {llvm_type} {f}, {shift}')}, {mask}")
         kept = self.value(f"and {llvm_type} {b}, {self.value(f'xor {llvm_type} {mask}, -1')}")
         self.write(instruction.operands[0], self.value(f"or {llvm_type} {kept}, {inserted}"), ptx_type)
+
+    def op_lop3(self, instruction: Instruction) -> None:
+        """Any function of three bit vectors, as the sum of the minterms its lookup table selects
+        (table bit i: a = bit 2 of i, b = bit 1, c = bit 0; LLVM folds the sum back down)."""
+        if "|" in instruction.operands[0] or len(instruction.operands) != 5:
+            raise self.fail("lop3 with a predicate")
+        ptx_type = self.the_type(instruction)
+        llvm_type = int_type(ptx_type)
+        inputs = [self.read(o, ptx_type) for o in instruction.operands[1:4]]
+        inverted = [self.value(f"xor {llvm_type} {v}, -1") for v in inputs]
+        table = _ptx_int(instruction.operands[4].strip())
+        result = "0"
+        for index in range(8):
+            if table >> index & 1:
+                chosen = [inputs[k] if index >> (2 - k) & 1 else inverted[k] for k in range(3)]
+                term = self.value(f"and {llvm_type} {self.value(f'and {llvm_type} {chosen[0]}, {chosen[1]}')}, {chosen[2]}")
+                result = self.value(f"or {llvm_type} {result}, {term}")
+        self.write(instruction.operands[0], result, ptx_type)
 
     def op_prmt(self, instruction: Instruction) -> None:
         if any(m in instruction.modifiers for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):

@@ -84,7 +84,8 @@ def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str
         descriptor = descriptors.get(name)
         if descriptor is None:
             raise CompileError(f"{module.origin}: the gfx1100 code object lacks kernel {name}")
-        if descriptor.kernarg_size != param_size:
+        # The code object rounds its kernarg segment up to 4 bytes; the parameters' offsets are CUDA's.
+        if not param_size <= descriptor.kernarg_size <= -(-param_size // 4) * 4:
             raise CompileError(f"{module.origin}: kernel {name} takes {descriptor.kernarg_size} bytes of kernel "
                                f"arguments on gfx1100 but {param_size} on CUDA (a cassc bug, please report it)")
         if descriptor.lds_size > GFX1100_LDS_BYTES:

@@ -133,10 +133,11 @@ hipError_t launch(const void *host_stub, dim3 grid, dim3 block, void **args, siz
   Kernel *kernel = kernel_for(host_stub);
   if (!kernel) return hipErrorInvalidDeviceFunction;
   const cassc_kernel_layout *layout = kernel->layout;
-  std::vector<char> buffer(layout->param_size ? layout->param_size : 1, 0);
+  // Padded: the code object's kernarg segment is the CUDA buffer rounded up (to 4 bytes).
+  std::vector<char> buffer((layout->param_size + 15) / 16 * 16 + 16, 0);
   for (unsigned i = 0; i < layout->param_count; ++i)
     std::memcpy(buffer.data() + layout->offsets[i], args[i], layout->sizes[i]);
-  size_t size = layout->param_size;
+  size_t size = (layout->param_size + 3) / 4 * 4;
   void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
                    HIP_LAUNCH_PARAM_END};
   return hipModuleLaunchKernel(kernel->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
