@@ -64,10 +64,12 @@ def run(job, variant):
         return {"rc": "timeout", "stdout": "", "stderr": ""}
 results = {}
 with cf.ThreadPoolExecutor(8) as pool:
-    futures = {(j["name"], v): pool.submit(run, j, v) for j in jobs for v in ("original", "roundtrip")}
-    for (name, variant), future in futures.items():
+    futures = {pool.submit(run, j, v): (j["name"], v) for j in jobs for v in ("original", "roundtrip")}
+    for future in cf.as_completed(futures):  # saved as they finish: a run cut short keeps what it has
+        name, variant = futures[future]
         results.setdefault(name, {})[variant] = future.result()
-json.dump(results, open(os.path.join(out, "results.json"), "w"))
+        json.dump(results, open(os.path.join(out, "results.json"), "w"))
+results = {k: v for k, v in results.items() if len(v) == 2}
 print(sum(r["original"]["stdout"] == r["roundtrip"]["stdout"] for r in results.values()), "of", len(results),
       "identical outputs (before filtering timing lines)")
 '''

@@ -186,3 +186,44 @@ def test_untranslatable_kernels_stop_the_link_with_the_reason(cassc, tmp_path: P
     subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
     result = cassc("p.o", "-o", "app", check=False)
     assert result.returncode == 1 and "kernel _Z1ki: call to vprintf" in result.stderr
+
+
+HAND_WRITTEN_PTX = """
+.version 9.0
+.target sm_86
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u8 flag)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<9>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [p];
+	ld.param.u8 %r8, [flag];
+	mov.u32 %r1, WARP_SZ;
+	{.reg.b16 h, l;
+	mov.b32 {l, h}, 65539;
+	cvt.u32.u16 %r2, h;}
+	lop3.b32 %r3, %r1, %r2, %r8, 0x8E;
+	add.cc.u32 %r4, %r3, -1;
+	addc.u32 %r5, %r1, 0;
+	mad.lo.cc.u32 %r6, %r4, %r5, %r3;
+	madc.hi.u32 %r7, %r4, %r5, 0;
+	setp.ne.s32 %p1, %r7, 0;
+	@%p1 st.global.u32 [%rd1], %r6;
+	bfind.shiftamt.u32 %r6, %r6;
+	st.global.u32 [%rd1+4], %r6;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["amdgpu", "nvptx"])
+def test_hand_written_ptx_constructs_lift_for_both_targets(target: str, tmp_path: Path) -> None:
+    from cassc.binary.codegen import amdgpu_assembly
+    from cassc.binary.lift import AMDGPU
+
+    chosen = AMDGPU if target == "amdgpu" else NVPTX
+    lifted = lift_module(parse_ptx(HAND_WRITTEN_PTX), chosen, data_layout(chosen))
+    assert lifted.kernels == ["k"] and not lifted.failures
+    assembly = amdgpu_assembly(lifted.ir) if target == "amdgpu" else nvptx_assembly(lifted.ir)
+    assert ".amdhsa_kernarg_size 12" in assembly if target == "amdgpu" else ".entry k(" in assembly

@@ -284,6 +284,9 @@ def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement
             continue
         words = [t for t, _ in tokens[position:end] if t != "\n"]
         position = end + 1
+        if word.startswith(".reg."):  # `.reg.b16 h;` (inline asm in CUDA headers writes it so)
+            words = [".reg", word[4:], *words[1:]]
+            word = ".reg"
         if word == ".reg":
             statements.append(_registers(words, line))
         elif word.lstrip(".") in STATE_SPACES:

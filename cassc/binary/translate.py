@@ -16,7 +16,7 @@ from cassc.binary.extract import BinaryModule
 from cassc.binary.lift import AMDGPU, lift_module
 from cassc.binary.ptx import Function, parse_ptx
 from cassc.errors import CompileError, InputError
-from cassc.formats.code_object import kernel_descriptors
+from cassc.formats.code_object import code_object_target, kernel_descriptors
 
 GFX1100_LDS_BYTES = 65536
 
@@ -68,6 +68,9 @@ def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str
     lifted = lift_module(ptx, target, data_layout(target))
     stem = "".join(c if c.isalnum() else "_" for c in Path(module.origin).name)[-60:]
     code_object = link_code_object(amdgpu_object(lifted.ir, target), work_dir, stem, lld) if lifted.kernels else b""
+    if code_object and code_object_target(code_object) != offload_arch:
+        raise CompileError(f"{module.origin}: the code object is for {code_object_target(code_object)}, not "
+                           f"{offload_arch} (a cassc bug, please report it)")
     descriptors = kernel_descriptors(code_object) if code_object else {}
     recorded = {k.name: k for k in module.kernels}
     kernels = []
