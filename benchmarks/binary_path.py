@@ -34,6 +34,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -47,7 +48,8 @@ OUT_OF_REACH = re.compile(r"mpi\.h|boost/|gsl/|gdal|cublas|cufft|cusparse|curand
                           r"cudnn|nccl|omp\.h|cooperative_groups|mma\.h|cuda/pipeline|cuda/barrier")
 # Alignment padding between and after functions, not code.
 PADDING = re.compile(r"^\s+(?:s_nop|s_code_end)\b")
-TIMING_LINE = re.compile(r"time|elapsed|\bms\b|\bus\b|sec|throughput|bandwidth|GB/s|GFLOP|perf|speed",
+TIMING_LINE = re.compile(r"time|elapsed|\bms\b|\bus\b|sec|throughput|bandwidth|GB/s|GFLOP|perf|speed|done in|"
+                         r"\bFOM\b|z/s",
                          re.IGNORECASE)
 
 DEVICE_SCRIPT = r'''
@@ -346,13 +348,15 @@ def report(args: argparse.Namespace) -> None:
         n_translated = sum(k.translated for k in result.kernels)
         rows.append(f"| {result.name} | {len(result.kernels)} | {n_translated} | "
                     f"{sum(k.round_trip for k in result.kernels)} | {outcome or result.note or '-'} |")
+    ran = [k for r in state if r.name in device for k in r.kernels if k.round_trip]
     compared = [k for k in translated if k.hip_instructions and k.instructions]
     instruction_ratio = geomean([k.instructions / k.hip_instructions for k in compared])
     vgpr_ratio = geomean([k.vgprs / k.hip_vgprs for k in compared if k.hip_vgprs])
     reasons: dict[str, int] = {}
     for kernel in kernels:
         if not kernel.translated:
-            key = re.sub(r"^.*?: ", "", kernel.reason.split("'")[0]).strip()[:90]
+            why = kernel.reason.split(": ", 1)[-1]  # after "kernel NAME: "
+            key = why.split(": '")[0].strip()[:110]
             reasons[key] = reasons.get(key, 0) + 1
     built = [r for r in state if r.built]
     lines = [
@@ -367,6 +371,10 @@ def report(args: argparse.Namespace) -> None:
         f"({100 * len(translated) / max(1, len(kernels)):.1f}%) | |",
         f"| translated kernels whose NVPTX round trip gives the original's output on the H200 | {len(matched)} / "
         f"{len(translated)} ({100 * len(matched) / max(1, len(translated)):.1f}%) | >= 90% |",
+        f"| ... of the translated kernels whose program ran on the H200 | {len(matched)} / {len(ran)} "
+        f"({100 * len(matched) / max(1, len(ran)):.1f}%) | |",
+        f"| static instructions, median ratio | {statistics.median(k.instructions / k.hip_instructions for k in compared):.2f}x"
+        " | |",
         f"| static instructions, translated / HIP clang from the `-hip` source (geomean, {len(compared)} kernels) | "
         f"{instruction_ratio:.2f}x | <= 1.3x |",
         f"| VGPRs allocated, translated / HIP clang (geomean) | {vgpr_ratio:.2f}x | <= 1.3x |",

@@ -212,6 +212,10 @@ HAND_WRITTEN_PTX = """
 	@%p1 st.global.u32 [%rd1], %r6;
 	bfind.shiftamt.u32 %r6, %r6;
 	st.global.u32 [%rd1+4], %r6;
+	{add.f16x2 %r7,%r6,%r5;
+}
+	fma.rn.f16x2 %r7, %r7, %r6, %r5;
+	st.global.u32 [%rd1+8], %r7;
 	ret;
 }
 """
@@ -226,4 +230,8 @@ def test_hand_written_ptx_constructs_lift_for_both_targets(target: str, tmp_path
     lifted = lift_module(parse_ptx(HAND_WRITTEN_PTX), chosen, data_layout(chosen))
     assert lifted.kernels == ["k"] and not lifted.failures
     assembly = amdgpu_assembly(lifted.ir) if target == "amdgpu" else nvptx_assembly(lifted.ir)
-    assert ".amdhsa_kernarg_size 12" in assembly if target == "amdgpu" else ".entry k(" in assembly
+    if target == "amdgpu":
+        assert ".amdhsa_kernarg_size 12" in assembly  # 9 bytes of CUDA parameters, rounded up to 4
+        assert "v_pk_add_f16" in assembly and "v_pk_fma_f16" in assembly  # packed halves stay packed floats
+    else:
+        assert "add.rn.f16x2" in assembly or "add.f16x2" in assembly

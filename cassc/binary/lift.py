@@ -40,7 +40,10 @@ AMDGPU = Target("amdgpu", "amdgcn-amd-amdhsa", "gfx1100", "amdgpu_kernel", 5,
 NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0)
 
 SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
-FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
+FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
+               "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
+INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
+                      "<2 x bfloat>": "v2bf16"}
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
@@ -371,6 +374,8 @@ class FunctionLifter:
             raise self.fail(f"unknown register {operand}")
         if operand == "WARP_SZ":  # PTX's one named constant
             operand = "32"
+        if ptx_type.endswith("x2"):
+            raise self.fail("packed immediates")
         if is_float(ptx_type):
             return _ptx_float(operand, ptx_type)
         if ptx_type == "pred":
@@ -573,6 +578,8 @@ class FunctionLifter:
     def saturate(self, instruction: Instruction, value: str, ptx_type: str) -> str:
         if "sat" not in instruction.modifiers:
             return value
+        if ptx_type.endswith("x2"):
+            raise self.fail("saturating packed arithmetic")
         llvm_type = value_type(ptx_type)
         low = self.value(f"call {llvm_type} {self.intrinsic('llvm.maxnum', llvm_type, 2)}({llvm_type} {value}, "
                          f"{llvm_type} 0.0)")
@@ -580,8 +587,7 @@ class FunctionLifter:
                           f"{llvm_type} 1.0)")
 
     def intrinsic(self, base: str, llvm_type: str, arguments: int, result: str | None = None) -> str:
-        suffix = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}.get(llvm_type, llvm_type)
-        name = f"{base}.{suffix}"
+        name = f"{base}.{INTRINSIC_SUFFIXES.get(llvm_type, llvm_type)}"
         return _declare(name, f"declare {result or llvm_type} @{name}({', '.join([llvm_type] * arguments)})")
 
     def op_add(self, instruction: Instruction) -> None:
@@ -982,6 +988,8 @@ class FunctionLifter:
 
     # comparisons and selection
     def compare(self, comparison: str, ptx_type: str, a: str, b: str) -> str:
+        if ptx_type.endswith("x2"):
+            raise self.fail("packed comparisons")
         llvm_type = value_type(ptx_type)
         if is_float(ptx_type):
             predicates = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
