@@ -235,3 +235,19 @@ def test_hand_written_ptx_constructs_lift_for_both_targets(target: str, tmp_path
         assert "v_pk_add_f16" in assembly and "v_pk_fma_f16" in assembly  # packed halves stay packed floats
     else:
         assert "add.rn.f16x2" in assembly or "add.f16x2" in assembly
+
+
+def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", "__device__ float twice(float x) { return 2.0f * x; }\n"
+                             "__device__ float table[4] = {1, 2, 3, 4};\n")
+    write(tmp_path / "b.cu", "extern __device__ float twice(float x);\nextern __device__ float table[4];\n"
+                             "__global__ void k(float *out) { out[threadIdx.x] = twice(table[threadIdx.x % 4]); }\n"
+                             "int main() { float *o; cudaMalloc(&o, 128); k<<<1, 32>>>(o); }\n")
+    for name in ("a", "b"):
+        subprocess.run([NVCC, "-arch=sm_86", "-rdc=true", "-c", f"{name}.cu", "-o", f"{name}.o"], cwd=tmp_path,
+                       check=True)
+    result = cassc("a.o", "b.o", "-o", "app")
+    assert "cassc: translated a.o + b.o: 1 kernel(s)" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "cuda" not in undefined.lower()  # __cudaRegisterLinkedBinary_<id> included: the splice defines them

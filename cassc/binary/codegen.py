@@ -29,14 +29,18 @@ def data_layout(target: Target) -> str:
     return str(target_machine(target).target_data)
 
 
-def optimized_module(ir: str, target: Target):  # type: ignore[no-untyped-def]
-    """Parse, verify and optimise (O3) the IR for `target`."""
+def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-untyped-def]
+    """Parse, verify, link (several modules of an -rdc program) and optimise (O3) the IR for `target`."""
     llvm = _llvm()
+    texts = [ir] if isinstance(ir, str) else ir
     if target.name == AMDGPU.name:
         # Code object v5: what ROCm 5.x/6.x runtimes load (LLVM 22's default is v6).
-        ir += '\n!llvm.module.flags = !{!900}\n!900 = !{i32 1, !"amdhsa_code_object_version", i32 500}\n'
+        texts = [t + '\n!llvm.module.flags = !{!900}\n!900 = !{i32 1, !"amdhsa_code_object_version", i32 500}\n'
+                 for t in texts]
     try:
-        module = llvm.parse_assembly(ir)
+        module = llvm.parse_assembly(texts[0])
+        for text in texts[1:]:
+            module.link_in(llvm.parse_assembly(text))
         module.verify()
     except RuntimeError as error:
         raise CompileError(f"cassc produced invalid LLVM IR (a cassc bug, please report it): {error}") from error
@@ -47,7 +51,7 @@ def optimized_module(ir: str, target: Target):  # type: ignore[no-untyped-def]
     return module
 
 
-def amdgpu_object(ir: str, target: Target = AMDGPU) -> bytes:
+def amdgpu_object(ir: str | list[str], target: Target = AMDGPU) -> bytes:
     """A relocatable AMD GPU object (link it with `link_code_object`)."""
     return target_machine(target).emit_object(optimized_module(ir, target))
 

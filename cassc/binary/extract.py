@@ -50,6 +50,7 @@ class BinaryModule:
     origin: str  # "lib.a(k.o)" or "k.o"
     images: tuple[DeviceImage, ...]
     kernels: tuple[Kernel, ...]
+    linked_registrations: tuple[str, ...] = ()  # what an -rdc object registers through (host_object.py)
 
     def ptx_images(self) -> list[DeviceImage]:
         return [i for i in self.images if i.entry.kind == "ptx"]
@@ -85,7 +86,7 @@ def module_of(data: bytes, origin: str) -> BinaryModule:
               for section, contents in host.cuda_fatbins
               for index, container in enumerate(read_containers(contents))
               for entry in container.entries]
-    return BinaryModule(origin, tuple(images), _kernels(images, host.functions))
+    return BinaryModule(origin, tuple(images), _kernels(images, host.functions), host.linked_registrations)
 
 
 def _kernels(images: list[DeviceImage], host_functions: frozenset[str]) -> tuple[Kernel, ...]:

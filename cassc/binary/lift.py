@@ -105,20 +105,25 @@ class LiftedModule:
     ir: str
     kernels: list[str]  # translated kernels
     failures: dict[str, str] = field(default_factory=dict)  # kernel -> why it was not translated
+    failed_functions: set[str] = field(default_factory=set)  # every function left out, kernels or not
 
 
-def lift_module(module: PtxModule, target: Target, data_layout: str) -> LiftedModule:
+def lift_module(module: PtxModule, target: Target, data_layout: str,
+                linked: frozenset[str] | None = None) -> LiftedModule:
     """The whole module's IR. A function that cannot be translated is left out (and every kernel that
-    calls it), with the reason in `failures`."""
+    calls it), with the reason in `failures`.
+
+    `linked`: for a module of separately compiled device code (-rdc), the functions other modules of
+    the program define; calls to them become declarations, resolved when the modules' IR is linked."""
     header = [f'target datalayout = "{data_layout}"', f'target triple = "{target.triple}"', ""]
-    variables = [_module_variable(v, target) for v in module.variables]
+    variables = [_module_variable(v, target, linked is not None) for v in module.variables]
     bodies: dict[str, str] = {}
     failures: dict[str, str] = {}
     shared: list[str] = []
     defined = [f for f in module.functions if f.body is not None]
     for function in defined:
         try:
-            lifter = FunctionLifter(function, module, target)
+            lifter = FunctionLifter(function, module, target, linked or frozenset())
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
         except Unsupported as error:
@@ -129,8 +134,9 @@ def lift_module(module: PtxModule, target: Target, data_layout: str) -> LiftedMo
         changed = False
         for function in defined:
             if function.name in bodies:
-                missing = [c for c in _callees(function) if c in failures or module.function(c) is None
-                           or module.function(c).body is None]  # type: ignore[union-attr]
+                missing = [c for c in _callees(function) if c in failures or (
+                    (module.function(c) is None or module.function(c).body is None)  # type: ignore[union-attr]
+                    and c not in (linked or ()))]
                 if missing:
                     failures[function.name] = f"{function.name} calls " + failures.get(
                         missing[0], f"{missing[0]}, which has no PTX body (device printf, malloc, a library)")
@@ -138,9 +144,28 @@ def lift_module(module: PtxModule, target: Target, data_layout: str) -> LiftedMo
                     changed = True
     kernels = [f.name for f in defined if f.entry and f.name in bodies]
     declarations = _intrinsic_declarations("\n".join(bodies.values()))
-    ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *declarations, *_attributes(target), ""])
+    externals = [_external_declaration(f) for f in module.functions
+                 if f.body is None and linked and f.name in linked and f.name not in bodies
+                 and f"@{_quote(f.name)}(" in "\n".join(bodies.values())]
+    ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *externals, *declarations,
+                    *_attributes(target), ""])
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
-                                      if (module.function(k) and module.function(k).entry)})  # type: ignore[union-attr]
+                                      if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
+                        set(failures))
+
+
+def _llvm_param_type(param: Variable) -> str:
+    return f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
+
+
+def _return_type(function: Function) -> str:
+    return _llvm_param_type(function.returns[0]) if function.returns else "void"
+
+
+def _external_declaration(function: Function) -> str:
+    """A device function another module of an -rdc program defines."""
+    return (f"declare {_return_type(function)} @{_quote(function.name)}"
+            f"({', '.join(_llvm_param_type(p) for p in function.params)})")
 
 
 def _callees(function: Function) -> list[str]:
@@ -178,7 +203,7 @@ def _initializer_bytes(variable: Variable) -> bytes:
     return bytes(out)
 
 
-def _module_variable(variable: Variable, target: Target) -> str:
+def _module_variable(variable: Variable, target: Target, separate: bool = False) -> str:
     number = _space_number(variable.space, target)
     name = _quote(variable.name)
     if variable.space == "shared":
@@ -194,8 +219,11 @@ def _module_variable(variable: Variable, target: Target) -> str:
     else:
         init = "zeroinitializer"
     # Visible, so that the runtime finds __device__/__constant__ variables by name (cudaMemcpyToSymbol).
-    return (f"@{name} = protected addrspace({number}) externally_initialized global [{variable.size} x i8] "
-            f"{init}, align {variable.align}")
+    # Separately compiled modules (-rdc) may each carry the same file-local variable (libdevice's tables):
+    # one copy is kept.
+    linkage = "linkonce_odr " if separate and not variable.visible else ""
+    return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global "
+            f"[{variable.size} x i8] {init}, align {variable.align}")
 
 
 def _attributes(target: Target) -> list[str]:
@@ -221,8 +249,10 @@ def _declare(name: str, signature: str) -> str:
 
 
 class FunctionLifter:
-    def __init__(self, function: Function, module: PtxModule, target: Target) -> None:
+    def __init__(self, function: Function, module: PtxModule, target: Target,
+                 linked: frozenset[str] = frozenset()) -> None:
         self.function = function
+        self.linked = linked
         self.module = module
         self.target = target
         self.allocas: list[str] = []
@@ -293,7 +323,9 @@ class FunctionLifter:
         if f.entry:
             head = f"define protected {self.target.kernel_cc} void @{_quote(f.name)}({', '.join(params)}) #0 {{"
         else:
-            head = f"define internal {self.return_type} @{_quote(f.name)}({', '.join(params)}) #1 {{"
+            # Other modules of an -rdc program may call a visible device function.
+            linkage = "hidden" if f.visible and self.linked else "internal"
+            head = f"define {linkage} {self.return_type} @{_quote(f.name)}({', '.join(params)}) #1 {{"
         return "\n".join([head, "entry:", *self.allocas, "  br label %body", "body:", *self.lines, "}", ""])
 
     def slot(self, name: str, llvm_type: str, align: int = 0) -> str:
@@ -1160,7 +1192,7 @@ class FunctionLifter:
         callee_name = operands.pop(0).strip()
         arguments = [a.strip() for a in operands.pop(0).strip("() ").split(",") if a.strip()] if operands else []
         callee = self.module.function(callee_name)
-        if callee is None or callee.body is None:
+        if callee is None or (callee.body is None and callee_name not in self.linked):
             raise self.fail(f"call to {callee_name}, which has no PTX body (device printf, malloc or a library "
                             "function)")
         if len(callee.returns) > 1:

@@ -34,6 +34,7 @@ struct cassc_image {
   const struct cassc_kernel_layout *kernels;
 };
 extern void __cassc_register_image(const struct cassc_image *);
+extern void __cassc_register_linked(void (*)(void **), void *);
 """
 
 
@@ -45,8 +46,11 @@ def _unsigned_array(values: tuple[int, ...]) -> str:
     return "{" + ", ".join(str(v) for v in values or (0,)) + "}"
 
 
-def splice_source(translations: list[Translation], work_dir: Path, offload_arch: str) -> str:
-    """The C source of the splice object; writes each translation's bundle into `work_dir`."""
+def splice_source(translations: list[Translation], work_dir: Path, offload_arch: str,
+                  linked_registrations: tuple[str, ...] = ()) -> str:
+    """The C source of the splice object; writes each translation's bundle into `work_dir`.
+    `linked_registrations`: the `__cudaRegisterLinkedBinary_<id>` functions -rdc objects call, which
+    nvcc's device link would define; here they hand the registration to the shim."""
     tag = hashlib.sha256("".join(t.origin for t in translations).encode()).hexdigest()[:12]
     lines = [PREAMBLE]
     registrations = []
@@ -71,6 +75,9 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
         lines.append(f"static const struct cassc_image image_{index} = {{{label}, {_c_string(translation.origin)}, "
                      f"{len(translation.kernels)}, kernels_{index}}};")
         registrations.append(f"  __cassc_register_image(&image_{index});")
+    for name in linked_registrations:
+        lines.append(f"void {name}(void (*callback)(void **), void *wrapper, void *module_id, void (*unused)(void *)) "
+                     "{ (void)module_id; (void)unused; __cassc_register_linked(callback, wrapper); }")
     lines.append("__attribute__((constructor)) static void cassc_register_translated(void) {")
     lines += registrations
     lines.append("}")
@@ -80,20 +87,26 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
 def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_dir: Path, runner: Runner) -> Path:
     """Translate every module's device code for `offload_arch`; return the object that carries it all.
     Says which objects it translated; a kernel it cannot translate stops the build with the reason."""
-    from cassc.binary.translate import translate
+    from cassc.binary.translate import is_separate, translate_group
 
+    # Whole-program objects each make a code object; -rdc objects are linked into one, as nvcc's
+    # device link would.
+    separate = [m for m in modules if is_separate(m)]
+    groups = [[m] for m in modules if not is_separate(m)] + ([separate] if separate else [])
     translations = []
-    for module in modules:
-        translation = translate(module, work_dir, runner.toolchain.lld, offload_arch)
+    for group in groups:
+        translation = translate_group(group, work_dir, runner.toolchain.lld, offload_arch,
+                                      separate=is_separate(group[0]))
         if translation.failures:
             reasons = "\n  ".join(translation.failures.values())
-            raise CompileError(f"{module.origin}: {len(translation.failures)} kernel(s) cannot be translated for "
-                               f"{offload_arch}:\n  {reasons}")
-        print(f"cassc: translated {module.origin}: {len(translation.kernels)} kernel(s) from PTX "
+            raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be translated "
+                               f"for {offload_arch}:\n  {reasons}")
+        print(f"cassc: translated {translation.origin}: {len(translation.kernels)} kernel(s) from PTX "
               f"compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
         translations.append(translation)
     source = work_dir / "translated-device.c"
-    source.write_text(splice_source(translations, work_dir, offload_arch))
+    registrations = tuple(dict.fromkeys(name for m in separate for name in m.linked_registrations))
+    source.write_text(splice_source(translations, work_dir, offload_arch, registrations))
     output = work_dir / "translated-device.o"
     runner.run([str(runner.toolchain.clang), "-x", "c", "-c", str(source), "-o", str(output)],
                what="assembling the translated device code")

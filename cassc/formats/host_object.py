@@ -25,6 +25,7 @@ HIP_FATBIN_SECTION = ".hip_fatbin"
 CUDA_FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # device code nvcc put there
 FATBIN_SYMBOL_PREFIX = "__hip_fatbin_"
 CUID_SYMBOL_PREFIX = "__hip_cuid_"
+LINKED_REGISTRATION_PREFIX = "__cudaRegisterLinkedBinary_"
 
 
 # What pyelftools raises on malformed ELF: its own errors, and Python's for fields that make no sense
@@ -45,6 +46,8 @@ class HostObject:
     hip_fatbin: bytes  # contents of .hip_fatbin ("" if none)
     cuda_fatbins: tuple[tuple[str, bytes], ...]  # (section name, contents) of nvcc's fatbin sections
     functions: frozenset[str]  # names of the functions this file defines (host stubs among them)
+    # -rdc objects register through `__cudaRegisterLinkedBinary_<module id>`, which nvcc's device link defines
+    linked_registrations: tuple[str, ...] = ()
 
     @property
     def has_cuda_device_code(self) -> bool:
@@ -62,6 +65,7 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         hip_fatbin = b""
         cuda_fatbins: list[tuple[str, bytes]] = []
         functions: set[str] = set()
+        linked: list[str] = []
         cuids: list[str] = []
         undefined: list[str] = []
         defined: list[str] = []
@@ -78,6 +82,8 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
                 for symbol in section.iter_symbols():
                     if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF":
                         functions.add(symbol.name)
+                    if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and symbol["st_shndx"] == "SHN_UNDEF":
+                        linked.append(symbol.name)
                     if symbol.name.startswith(CUID_SYMBOL_PREFIX):
                         cuids.append(symbol.name[len(CUID_SYMBOL_PREFIX):])
                     elif symbol.name.startswith(FATBIN_SYMBOL_PREFIX) and symbol.name != "__hip_fatbin_wrapper":
@@ -86,4 +92,5 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
     except MALFORMED_ELF_ERRORS as error:
         raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
     return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
-                      tuple(dict.fromkeys(defined)), hip_fatbin, tuple(cuda_fatbins), frozenset(functions))
+                      tuple(dict.fromkeys(defined)), hip_fatbin, tuple(cuda_fatbins), frozenset(functions),
+                      tuple(dict.fromkeys(linked)))

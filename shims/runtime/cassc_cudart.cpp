@@ -160,6 +160,10 @@ void **__cudaRegisterFatBinary(void *wrapper) {
   return static_cast<void **>(wrapper);
 }
 
+// -rdc objects register through __cudaRegisterLinkedBinary_<module id> (nvcc's device link defines it;
+// cassc's splice object does, calling this): register the wrapper, then let the object register its kernels.
+void __cassc_register_linked(void (*callback)(void **), void *wrapper) { callback(__cudaRegisterFatBinary(wrapper)); }
+
 void __cudaRegisterFatBinaryEnd(void **) {}
 void __cudaUnregisterFatBinary(void **) {}
 char __cudaInitModule(void **) { return 1; }
