@@ -24,6 +24,7 @@ from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:
+    from cassc.binary.fallback import Fallback
     from cassc.formats.host_object import HostObject
 
 
@@ -304,13 +305,23 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
 
         modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
                    for module in read_binary(path)]
-        extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner))
+        extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
+                                          _model_fallback(ctx)))
         trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
     return [output, *extra], trailing
+
+
+def _model_fallback(ctx: Context) -> Fallback | None:
+    """The configured repair model, for kernels the binary path's lifter cannot translate."""
+    if not isinstance(ctx.repairer, ModelRepairer) or ctx.repairer.configured().model is None:
+        return None
+    from cassc.binary.fallback import Fallback
+
+    return Fallback(ctx.repairer.model, ctx.repairer.configured().max_answer_tokens, ctx.toolchain.clang)
 
 
 def _nvcc_built_inputs(objects: list[Path], hosts: list[tuple[str, HostObject]]) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from cassc.binary.lift import NVPTX, lift_module
 from cassc.binary.ptx import parse_ptx
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
+from cassc.repair.backends import Generation
 from cassc.toolchain import find_toolchain
 
 from conftest import gpu_targets, write
@@ -251,3 +253,88 @@ def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Pat
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
     undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert "cuda" not in undefined.lower()  # __cudaRegisterLinkedBinary_<id> included: the splice defines them
+
+
+PRINTER = '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\nint main() { k<<<1, 1>>>(1); }\n'
+EMPTY_KERNEL = """\
+.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
+.amdhsa_code_object_version 5
+.text
+.globl _Z1ki
+.p2align 8
+.type _Z1ki,@function
+_Z1ki:
+  s_endpgm
+.Lend:
+.size _Z1ki, .Lend-_Z1ki
+.rodata
+.p2align 6
+.amdhsa_kernel _Z1ki
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 4
+  .amdhsa_wavefront_size32 1
+  .amdhsa_next_free_vgpr 1
+  .amdhsa_next_free_sgpr 2
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.kernels:
+  - .name: _Z1ki
+    .symbol: _Z1ki.kd
+    .kernarg_segment_size: 4
+    .kernarg_segment_align: 4
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 32
+    .sgpr_count: 2
+    .vgpr_count: 1
+    .max_flat_workgroup_size: 1024
+    .args:
+      - { .size: 4, .offset: 0, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+"""
+
+
+@dataclass
+class AssemblyAnswer:
+    """A model backend that answers with fixed text, in CASS's answer shape."""
+
+    code: str
+    name: str = "fixed assembly"
+    prompt_format: str = "cass-assembly"
+    identity: str = "fixed-assembly"
+    prompts: list[str] = field(default_factory=list)
+
+    def generate(self, prompt: str, max_tokens: int, on_token) -> Generation:  # type: ignore[no-untyped-def]
+        self.prompts.append(prompt)
+        return Generation(f"```amd\n{self.code}```\n", 1, 0.01, 0.0, 0.0, False)
+
+
+@pytest.mark.parametrize("answer, accepted", [(EMPTY_KERNEL, True),
+                                              (EMPTY_KERNEL.replace("kernarg_size 4", "kernarg_size 16"), False),
+                                              ("v_bogus_instruction v0\n", False)])
+def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Path, answer: str,
+                                                                     accepted: bool) -> None:
+    from cassc.binary.fallback import Fallback
+    from cassc.binary.translate import translate_group
+
+    write(tmp_path / "p.cu", PRINTER)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "p.o")
+    backend = AssemblyAnswer(answer)
+    toolchain = find_toolchain()
+    translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
+                                  fallback=Fallback(lambda: backend, 256, toolchain.clang))
+    (prompt,) = backend.prompts
+    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    if accepted:
+        (kernel,) = translation.kernels
+        assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
+        assert code_object_target(translation.model_code_objects["_Z1ki"]) == "gfx1100"
+    else:
+        assert translation.kernels == []
+        assert "call to vprintf" in translation.failures["_Z1ki"]
+        assert "the model's answer was not used: " in translation.failures["_Z1ki"]

@@ -336,3 +336,17 @@ def _instruction(words: list[str], line: int) -> Instruction:
     if current:
         operands.append(" ".join(current))
     return Instruction(opcode, tuple(m for m in modifiers if m), tuple(operands), guard, negated, line)
+
+
+def function_text(text: str, name: str) -> str:
+    """The PTX text of function `name`: its directive line through its closing brace ("" if absent)."""
+    match = re.search(rf"^[^\n]*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?{re.escape(name)}\b", text, re.MULTILINE)
+    if not match:
+        return ""
+    body = text.find("{", match.end())
+    depth = 0
+    for position in range(body, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[position], 0)
+        if depth == 0:
+            return text[match.start():position + 1]
+    return text[match.start():]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cassc.binary.extract import BinaryModule
+from cassc.binary.fallback import Fallback
 from cassc.binary.translate import Translation
 from cassc.errors import CompileError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
@@ -54,17 +55,20 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
     tag = hashlib.sha256("".join(t.origin for t in translations).encode()).hexdigest()[:12]
     lines = [PREAMBLE]
     registrations = []
-    for index, translation in enumerate(translations):
+    images = [(t.origin, t.code_object, [k for k in t.kernels if not k.from_model]) for t in translations
+              if t.code_object]
+    images += [(t.origin, t.model_code_objects[k.name], [k]) for t in translations for k in t.kernels if k.from_model]
+    for index, (origin, code_object, kernels) in enumerate(images):
         bundle = work_dir / f"translated-{index}.hipfb"
-        bundle.write_bytes(write_bundle([BundleEntry(HOST_TRIPLE, b""),
-                                         BundleEntry(device_triple(offload_arch), translation.code_object)]))
+        bundle.write_bytes(write_bundle([BundleEntry(HOST_TRIPLE, b""), BundleEntry(device_triple(offload_arch),
+                                                                                  code_object)]))
         label = f"__cassc_bundle_{tag}_{index}"
         # cassc chose the work directory: its path has no quote or backslash to escape.
         lines.append(f'__asm__(".section .hip_fatbin,\\"a\\",@progbits\\n.p2align 12\\n.globl {label}\\n'
                      f'.hidden {label}\\n{label}:\\n.incbin \\"{bundle}\\"\\n.text\\n");')
         lines.append(f"extern const char {label}[];")
         entries = []
-        for number, kernel in enumerate(translation.kernels):
+        for number, kernel in enumerate(kernels):
             lines.append(f"static const unsigned offsets_{index}_{number}[] = {_unsigned_array(kernel.param_offsets)};")
             lines.append(f"static const unsigned sizes_{index}_{number}[] = {_unsigned_array(kernel.param_sizes)};")
             entries.append(f"  {{{_c_string(kernel.name)}, {len(kernel.param_offsets)}, offsets_{index}_{number}, "
@@ -72,8 +76,8 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
         lines.append(f"static const struct cassc_kernel_layout kernels_{index}[] = {{")
         lines += entries or ["  {0, 0, 0, 0, 0},"]
         lines.append("};")
-        lines.append(f"static const struct cassc_image image_{index} = {{{label}, {_c_string(translation.origin)}, "
-                     f"{len(translation.kernels)}, kernels_{index}}};")
+        lines.append(f"static const struct cassc_image image_{index} = {{{label}, {_c_string(origin)}, "
+                     f"{len(kernels)}, kernels_{index}}};")
         registrations.append(f"  __cassc_register_image(&image_{index});")
     for name in linked_registrations:
         lines.append(f"void {name}(void (*callback)(void **), void *wrapper, void *module_id, void (*unused)(void *)) "
@@ -84,9 +88,11 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
     return "\n".join(lines) + "\n"
 
 
-def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_dir: Path, runner: Runner) -> Path:
+def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_dir: Path, runner: Runner,
+                         fallback: Fallback | None = None) -> Path:
     """Translate every module's device code for `offload_arch`; return the object that carries it all.
-    Says which objects it translated; a kernel it cannot translate stops the build with the reason."""
+    Says which objects it translated; a kernel neither the lifter nor the model (`fallback`, when one is
+    configured) translates stops the build with the reasons."""
     from cassc.binary.translate import is_separate, translate_group
 
     # Whole-program objects each make a code object; -rdc objects are linked into one, as nvcc's
@@ -96,13 +102,17 @@ def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_di
     translations = []
     for group in groups:
         translation = translate_group(group, work_dir, runner.toolchain.lld, offload_arch,
-                                      separate=is_separate(group[0]))
+                                      separate=is_separate(group[0]), fallback=fallback)
         if translation.failures:
             reasons = "\n  ".join(translation.failures.values())
             raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be translated "
                                f"for {offload_arch}:\n  {reasons}")
-        print(f"cassc: translated {translation.origin}: {len(translation.kernels)} kernel(s) from PTX "
+        modelled = [k for k in translation.kernels if k.from_model]
+        print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) from PTX "
               f"compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
+        for kernel in modelled:
+            print(f"cassc: {kernel.name} is {kernel.from_model}'s assembly: it assembled and its arguments and "
+                  "LDS check out, but nothing has verified what it computes", file=sys.stderr)
         translations.append(translation)
     source = work_dir / "translated-device.c"
     registrations = tuple(dict.fromkeys(name for m in separate for name in m.linked_registrations))

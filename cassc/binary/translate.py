@@ -13,10 +13,12 @@ from pathlib import Path
 
 from cassc.binary.codegen import amdgpu_object, data_layout, link_code_object
 from cassc.binary.extract import BinaryModule, DeviceImage
+from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
 from cassc.binary.lift import AMDGPU, lift_module
-from cassc.binary.ptx import Function, parse_ptx
+from cassc.binary.ptx import Function, function_text, parse_ptx
 from cassc.errors import CompileError, InputError
 from cassc.formats.code_object import code_object_target, kernel_descriptors
+from cassc.repair.prompt import AnswerRejected
 
 GFX1100_LDS_BYTES = 65536
 
@@ -33,6 +35,7 @@ class TranslatedKernel:
     scratch_size: int
     vgprs: int
     sgprs: int
+    from_model: str | None = None  # the model whose assembly this kernel is (unverified), when not lifted
 
 
 @dataclass
@@ -43,6 +46,7 @@ class Translation:
     kernels: list[TranslatedKernel]
     failures: dict[str, str] = field(default_factory=dict)  # kernel -> why it was not translated
     variables: list[str] = field(default_factory=list)  # __device__ / __constant__ names the code object defines
+    model_code_objects: dict[str, bytes] = field(default_factory=dict)  # kernel -> the model's code object
 
 
 def param_layout(function: Function) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -75,9 +79,10 @@ def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str
 
 
 def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu,
-                    separate: bool = True) -> Translation:
+                    separate: bool = True, fallback: Fallback | None = None) -> Translation:
     """One code object for `modules`: one whole-program module, or the -rdc modules of a program, whose
-    IR is linked (their device functions call one another) before it is compiled."""
+    IR is linked (their device functions call one another) before it is compiled. With `fallback`, a
+    kernel the lifter cannot translate is asked of the model; its answer is used only if it checks out."""
     images = [_best_ptx_image(m) for m in modules]
     programs = [parse_ptx(i.entry.ptx) for i in images]
     target = replace(AMDGPU, cpu=offload_arch)
@@ -91,6 +96,19 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
         linked = linked - failed
     origin = " + ".join(m.origin for m in modules)
     stem = "".join(c if c.isalnum() else "_" for c in Path(modules[0].origin).name)[-60:]
+    failures = {k: v for one in lifted for k, v in one.failures.items()}
+    from_model: dict[str, ModelKernel] = {}
+    if fallback is not None:
+        for name, reason in list(failures.items()):
+            index, function = next((i, f) for i, p in enumerate(programs)
+                                   if (f := p.function(name)) is not None and f.body is not None)
+            try:
+                from_model[name] = ask_for_kernel(
+                    fallback, modules[index], name, function_text(images[index].entry.ptx, name), reason,
+                    param_layout(function)[2], work_dir, lld, offload_arch)
+                del failures[name]
+            except AnswerRejected as why:
+                failures[name] = f"{reason}; the model's answer was not used: {why}"
     kernel_names = [name for one in lifted for name in one.kernels]
     code_object = link_code_object(amdgpu_object([one.ir for one in lifted], target), work_dir, stem, lld) \
         if kernel_names else b""
@@ -98,6 +116,8 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
         raise CompileError(f"{origin}: the code object is for {code_object_target(code_object)}, not "
                            f"{offload_arch} (a cassc bug, please report it)")
     descriptors = kernel_descriptors(code_object) if code_object else {}
+    descriptors.update({name: kernel.descriptor for name, kernel in from_model.items()})
+    kernel_names += list(from_model)
     recorded = {k.name: k for m in modules for k in m.kernels}
     kernels = []
     for name in kernel_names:
@@ -121,7 +141,8 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
                                f"a gfx1100 workgroup has {GFX1100_LDS_BYTES}")
         kernels.append(TranslatedKernel(name, cubin.host_stub if cubin else None, offsets, sizes, param_size,
                                         descriptor.kernarg_size, descriptor.lds_size, descriptor.scratch_size,
-                                        descriptor.vgprs, descriptor.sgprs))
+                                        descriptor.vgprs, descriptor.sgprs,
+                                        from_model[name].model if name in from_model else None))
     variables = [v.name for p in programs for v in p.variables if v.space in ("global", "const") and not v.extern]
-    failures = {k: v for one in lifted for k, v in one.failures.items()}
-    return Translation(origin, max(i.entry.arch for i in images), code_object, kernels, failures, variables)
+    return Translation(origin, max(i.entry.arch for i in images), code_object, kernels, failures, variables,
+                       {name: kernel.code_object for name, kernel in from_model.items()})
