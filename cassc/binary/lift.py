@@ -76,14 +76,18 @@ def _quote(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z_.$][\w.$]*", name) else '"' + name.replace('"', "\\22") + '"'
 
 
-def _ptx_float(text: str, ptx_type: str) -> str:
-    """`0f3F800000` / `0d3FF0000000000000` / a decimal -> an LLVM float constant."""
+def _ptx_float_value(text: str) -> float:
+    """`0f3F800000` / `0d3FF0000000000000` / a decimal or integer literal -> its value."""
     if text.startswith(("0f", "0F")):
-        value = struct.unpack("<f", struct.pack("<I", int(text[2:], 16)))[0]
-    elif text.startswith(("0d", "0D")):
-        value = struct.unpack("<d", struct.pack("<Q", int(text[2:], 16)))[0]
-    else:
-        value = float(int(text.rstrip("U"), 0)) if _INT.match(text) else float(text)
+        return float(struct.unpack("<f", struct.pack("<I", int(text[2:], 16)))[0])
+    if text.startswith(("0d", "0D")):
+        return float(struct.unpack("<d", struct.pack("<Q", int(text[2:], 16)))[0])
+    return float(_ptx_int(text)) if _INT.match(text) else float(text)
+
+
+def _ptx_float(text: str, ptx_type: str) -> str:
+    """A PTX float literal -> an LLVM constant of `ptx_type`."""
+    value = _ptx_float_value(text)
     if ptx_type == "f16":
         return f"0xH{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
     if ptx_type == "bf16":
@@ -120,12 +124,14 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     bodies: dict[str, str] = {}
     failures: dict[str, str] = {}
     shared: list[str] = []
+    declared: dict[str, str] = {}
     defined = [f for f in module.functions if f.body is not None]
     for function in defined:
         try:
             lifter = FunctionLifter(function, module, target, linked or frozenset())
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
+            declared.update(lifter.declarations)
         except Unsupported as error:
             failures[function.name] = str(error)
     # A kernel that calls a function that failed fails too (transitively).
@@ -143,7 +149,7 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
                     del bodies[function.name]
                     changed = True
     kernels = [f.name for f in defined if f.entry and f.name in bodies]
-    declarations = _intrinsic_declarations("\n".join(bodies.values()))
+    declarations = [declared[name] for name in sorted(declared)]
     externals = [_external_declaration(f) for f in module.functions
                  if f.body is None and linked and f.name in linked and f.name not in bodies
                  and f"@{_quote(f.name)}(" in "\n".join(bodies.values())]
@@ -188,18 +194,19 @@ def _space_number(space: str, target: Target) -> int:
     return target.alloca_space if space == "local" else SPACE_NUMBERS[space]
 
 
+_FLOAT_LITERAL = re.compile(r"^(?:0[fFdD][0-9a-fA-F]+|-?\d+\.\d*(?:[eE][+-]?\d+)?)$")
+
+
 def _initializer_bytes(variable: Variable) -> bytes:
     size = variable.element_size
     out = bytearray()
     for word in variable.init:
-        if word.startswith(("generic(", "0f", "0d", "0F", "0D")) or (not _INT.match(word) and
-                                                                   not re.match(r"^-?\d", word)):
-            if word.startswith(("0f", "0F", "0d", "0D")) or re.match(r"^-?\d+\.\d*", word):
-                value = float(struct.unpack("<d", struct.pack("<Q", int(_ptx_float(word, "f64")[2:], 16)))[0])
-                out += struct.pack("<f" if size == 4 else "<d", value)
-                continue
+        if not _INT.match(word) and not _FLOAT_LITERAL.match(word):
             raise Unsupported(f"initializer '{word}' of {variable.name} (addresses in initializers)")
-        out += (_ptx_int(word) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+        if variable.type.startswith("f") or _FLOAT_LITERAL.match(word):
+            out += struct.pack({2: "<e", 4: "<f", 8: "<d"}[size], _ptx_float_value(word))
+        else:
+            out += (_ptx_int(word) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
     return bytes(out)
 
 
@@ -233,21 +240,6 @@ def _attributes(target: Target) -> list[str]:
     return ["attributes #0 = { nounwind }", "attributes #1 = { alwaysinline }"]
 
 
-_INTRINSIC = re.compile(r"@(llvm\.[\w.]+)\(")
-_INTRINSIC_SIGNATURES: dict[str, str] = {}
-
-
-def _intrinsic_declarations(body: str) -> list[str]:
-    return [_INTRINSIC_SIGNATURES[name] for name in sorted(set(_INTRINSIC.findall(body)))
-            if name in _INTRINSIC_SIGNATURES]
-
-
-def _declare(name: str, signature: str) -> str:
-    """Remember how to declare an intrinsic; return its name for a call."""
-    _INTRINSIC_SIGNATURES[name] = signature
-    return f"@{name}"
-
-
 class FunctionLifter:
     def __init__(self, function: Function, module: PtxModule, target: Target,
                  linked: frozenset[str] = frozenset()) -> None:
@@ -264,6 +256,12 @@ class FunctionLifter:
         self.terminated = False
         self.globals = {v.name: v for v in module.variables}
         self.current: Instruction | None = None
+        self.declarations: dict[str, str] = {}  # intrinsic -> its declaration
+
+    def declare(self, name: str, signature: str) -> str:
+        """Remember how to declare an intrinsic; return its name for a call."""
+        self.declarations[name] = signature
+        return f"@{name}"
 
     # -- plumbing ---------------------------------------------------------------------------------
     def fresh(self) -> str:
@@ -620,7 +618,7 @@ class FunctionLifter:
 
     def intrinsic(self, base: str, llvm_type: str, arguments: int, result: str | None = None) -> str:
         name = f"{base}.{INTRINSIC_SUFFIXES.get(llvm_type, llvm_type)}"
-        return _declare(name, f"declare {result or llvm_type} @{name}({', '.join([llvm_type] * arguments)})")
+        return self.declare(name, f"declare {result or llvm_type} @{name}({', '.join([llvm_type] * arguments)})")
 
     def op_add(self, instruction: Instruction) -> None:
         if "cc" in instruction.modifiers:
@@ -661,7 +659,7 @@ class FunctionLifter:
         b = self.read(instruction.operands[2], ptx_type)
         if operation == "mad":
             mode = next((m for m in instruction.modifiers if m in ("lo", "hi")), "lo")
-            _, product, _ = self.multiply(mode, a, b, ptx_type)
+            product, _ = self.multiply(mode, a, b, ptx_type)
             a, b, operation = product, self.read(instruction.operands[3], ptx_type), "add"
         total = self.value(f"{operation} {wide} {self.value(f'zext {small} {a} to {wide}')}, "
                            f"{self.value(f'zext {small} {b} to {wide}')}")
@@ -699,22 +697,21 @@ class FunctionLifter:
         mode = next((m for m in instruction.modifiers if m in ("lo", "hi", "wide")), "lo")
         a = self.read(instruction.operands[1], ptx_type)
         b = self.read(instruction.operands[2], ptx_type)
-        self.write(*self.multiply(mode, a, b, ptx_type))
+        self.write(instruction.operands[0], *self.multiply(mode, a, b, ptx_type))
 
-    def multiply(self, mode: str, a: str, b: str, ptx_type: str) -> tuple[str, str, str]:
-        """(destination placeholder filled by caller)"""
+    def multiply(self, mode: str, a: str, b: str, ptx_type: str) -> tuple[str, str]:
+        """a * b, its .lo, .hi or .wide part: (value, its PTX type)."""
         bits = width(ptx_type)
         small, wide = f"i{bits}", f"i{2 * bits}"
-        destination = self.current.operands[0]  # type: ignore[union-attr]
         if mode == "lo":
-            return destination, self.value(f"mul {small} {a}, {b}"), ptx_type
+            return self.value(f"mul {small} {a}, {b}"), ptx_type
         extend = "sext" if is_signed(ptx_type) else "zext"
         product = self.value(f"mul {wide} {self.value(f'{extend} {small} {a} to {wide}')}, "
                              f"{self.value(f'{extend} {small} {b} to {wide}')}")
         if mode == "wide":
-            return destination, product, f"{ptx_type[0]}{2 * bits}"
+            return product, f"{ptx_type[0]}{2 * bits}"
         high = self.value(f"lshr {wide} {product}, {bits}")
-        return destination, self.value(f"trunc {wide} {high} to {small}"), ptx_type
+        return self.value(f"trunc {wide} {high} to {small}"), ptx_type
 
     def op_mul24(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -740,9 +737,9 @@ class FunctionLifter:
             raise self.fail("mad with saturation")
         a = self.read(instruction.operands[1], ptx_type)
         b = self.read(instruction.operands[2], ptx_type)
-        destination, product, product_type = self.multiply(mode, a, b, ptx_type)
+        product, product_type = self.multiply(mode, a, b, ptx_type)
         c = self.read(instruction.operands[3], product_type)
-        self.write(destination, self.value(f"add {int_type(product_type)} {product}, {c}"), product_type)
+        self.write(instruction.operands[0], self.value(f"add {int_type(product_type)} {product}, {c}"), product_type)
 
     def op_mad24(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -790,7 +787,7 @@ class FunctionLifter:
             return
         llvm_type = value_type(ptx_type)
         name = f"llvm.abs.{llvm_type}"
-        _declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
         a = self.read(instruction.operands[1], ptx_type)
         self.write(instruction.operands[0], self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)"), ptx_type)
 
@@ -838,7 +835,7 @@ class FunctionLifter:
         ptx_type = self.the_type(instruction)
         llvm_type = int_type(ptx_type)
         name = f"{base}.{llvm_type}"
-        _declare(name, f"declare {llvm_type} @{name}({llvm_type}{', i1' if extra else ''})")
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}{', i1' if extra else ''})")
         a = self.read(instruction.operands[1], ptx_type)
         counted = self.value(f"call {llvm_type} @{name}({llvm_type} {a}{extra})")
         self.write(instruction.operands[0], self.resize(counted, llvm_type, "i32", False), "u32")
@@ -861,7 +858,7 @@ class FunctionLifter:
             inverted = self.value(f"xor {llvm_type} {a}, -1")
             a = self.value(f"select i1 {negative}, {llvm_type} {inverted}, {llvm_type} {a}")
         name = f"llvm.ctlz.{llvm_type}"
-        _declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
         zeros = self.resize(self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)"), llvm_type, "i32", False)
         # .shiftamt: how far to shift the bit up to the top, i.e. the count of leading zeros
         position = zeros if "shiftamt" in instruction.modifiers else self.value(f"sub i32 {width(ptx_type) - 1}, {zeros}")
@@ -967,7 +964,7 @@ class FunctionLifter:
             raise self.fail("testp class")
         llvm_type = value_type(ptx_type)
         name = f"llvm.is.fpclass.{self.intrinsic('llvm.fabs', llvm_type, 1).split('.')[-1]}"
-        _declare(name, f"declare i1 @{name}({llvm_type}, i32)")
+        self.declare(name, f"declare i1 @{name}({llvm_type}, i32)")
         a = self.read(instruction.operands[1], ptx_type)
         self.write(instruction.operands[0], self.value(f"call i1 @{name}({llvm_type} {a}, i32 {test})"), "pred")
 
@@ -1001,7 +998,7 @@ class FunctionLifter:
     def op_lg2(self, instruction: Instruction) -> None:
         if self.target.name == "nvptx" and self.the_type(instruction) == "f32":
             # NVPTX has no lowering for llvm.log2 (LLVM aborts): name PTX's instruction itself.
-            _declare("llvm.nvvm.lg2.approx.f", "declare float @llvm.nvvm.lg2.approx.f(float)")
+            self.declare("llvm.nvvm.lg2.approx.f", "declare float @llvm.nvvm.lg2.approx.f(float)")
             a = self.read(instruction.operands[1], "f32")
             self.write(instruction.operands[0], self.value(f"call float @llvm.nvvm.lg2.approx.f(float {a})"), "f32")
             return
@@ -1111,7 +1108,7 @@ class FunctionLifter:
             operation = "llvm.fptosi.sat" if is_signed(destination_type) else "llvm.fptoui.sat"
             suffix = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}[source]
             name = f"{operation}.{destination}.{suffix}"
-            _declare(name, f"declare {destination} @{name}({source})")
+            self.declare(name, f"declare {destination} @{name}({source})")
             result = self.value(f"call {destination} @{name}({source} {a})")
         elif is_float(destination_type):
             result = self.value(f"{'sitofp' if is_signed(source_type) else 'uitofp'} {source} {a} to {destination}")
@@ -1179,7 +1176,7 @@ class FunctionLifter:
         self.ret()
 
     def op_trap(self, instruction: Instruction) -> None:
-        _declare("llvm.trap", "declare void @llvm.trap()")
+        self.declare("llvm.trap", "declare void @llvm.trap()")
         self.emit("call void @llvm.trap()")
         self.emit("unreachable")
         self.terminated = True
@@ -1232,20 +1229,20 @@ class FunctionLifter:
 
     def barrier(self) -> None:
         if self.target.name == "amdgpu":
-            _declare("llvm.amdgcn.s.barrier", "declare void @llvm.amdgcn.s.barrier()")
+            self.declare("llvm.amdgcn.s.barrier", "declare void @llvm.amdgcn.s.barrier()")
             self.emit('fence syncscope("workgroup") release')
             self.emit("call void @llvm.amdgcn.s.barrier()")
             self.emit('fence syncscope("workgroup") acquire')
         else:
-            _declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()")
+            self.declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()")
             self.emit("call void @llvm.nvvm.barrier0()")
 
     def warp_sync(self) -> None:
         if self.target.name == "amdgpu":
-            _declare("llvm.amdgcn.wave.barrier", "declare void @llvm.amdgcn.wave.barrier()")
+            self.declare("llvm.amdgcn.wave.barrier", "declare void @llvm.amdgcn.wave.barrier()")
             self.emit("call void @llvm.amdgcn.wave.barrier()")
         else:
-            _declare("llvm.nvvm.bar.warp.sync", "declare void @llvm.nvvm.bar.warp.sync(i32)")
+            self.declare("llvm.nvvm.bar.warp.sync", "declare void @llvm.nvvm.bar.warp.sync(i32)")
             self.emit("call void @llvm.nvvm.bar.warp.sync(i32 -1)")
 
     def op_membar(self, instruction: Instruction) -> None:
@@ -1305,7 +1302,7 @@ class FunctionLifter:
     # warp-level operations
     def lane_id(self) -> str:
         if self.target.name == "amdgpu":
-            _declare("llvm.amdgcn.mbcnt.lo", "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)")
+            self.declare("llvm.amdgcn.mbcnt.lo", "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)")
             return self.value("call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
         return self.special("laneid")
 
@@ -1318,7 +1315,7 @@ class FunctionLifter:
         if self.target.name == "nvptx":
             mask = self.read(instruction.operands[4], "b32") if len(instruction.operands) > 4 else "-1"
             name = f"llvm.nvvm.shfl.sync.{mode}.i32p"
-            _declare(name, f"declare {{i32, i1}} @{name}(i32, i32, i32, i32)")
+            self.declare(name, f"declare {{i32, i1}} @{name}(i32, i32, i32, i32)")
             pair = self.value(f"call {{i32, i1}} @{name}(i32 {mask}, i32 {a}, i32 {b}, i32 {c})")
             self.write(destinations[0], self.value(f"extractvalue {{i32, i1}} {pair}, 0"), "b32")
             if len(destinations) > 1:
@@ -1346,7 +1343,7 @@ class FunctionLifter:
             j = self.value(f"or i32 {min_lane}, {self.value(f'and i32 {b_lane}, {not_segment}')}")
             valid = self.value(f"icmp sle i32 {j}, {max_lane}")
         source = self.value(f"select i1 {valid}, i32 {j}, i32 {lane}")
-        _declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
+        self.declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
         value = self.value(f"call i32 @llvm.amdgcn.ds.bpermute(i32 {self.value(f'shl i32 {source}, 2')}, i32 {a})")
         self.write(destinations[0], value, "b32")
         if len(destinations) > 1:
@@ -1354,9 +1351,9 @@ class FunctionLifter:
 
     def ballot(self, predicate: str) -> str:
         if self.target.name == "amdgpu":
-            _declare("llvm.amdgcn.ballot.i32", "declare i32 @llvm.amdgcn.ballot.i32(i1)")
+            self.declare("llvm.amdgcn.ballot.i32", "declare i32 @llvm.amdgcn.ballot.i32(i1)")
             return self.value(f"call i32 @llvm.amdgcn.ballot.i32(i1 {predicate})")
-        _declare("llvm.nvvm.vote.ballot.sync", "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)")
+        self.declare("llvm.nvvm.vote.ballot.sync", "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)")
         return self.value(f"call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 {predicate})")
 
     def op_vote(self, instruction: Instruction) -> None:
@@ -1366,7 +1363,7 @@ class FunctionLifter:
             mask = self.read(instruction.operands[2], "b32") if len(instruction.operands) > 2 else "-1"
             result_type = "i32" if mode == "ballot" else "i1"
             name = f"llvm.nvvm.vote.{mode}.sync"
-            _declare(name, f"declare {result_type} @{name}(i32, i1)")
+            self.declare(name, f"declare {result_type} @{name}(i32, i1)")
             result = self.value(f"call {result_type} @{name}(i32 {mask}, i1 {predicate})")
             self.write(instruction.operands[0], result, "b32" if mode == "ballot" else "pred")
             return
@@ -1383,7 +1380,7 @@ class FunctionLifter:
 
     def op_activemask(self, instruction: Instruction) -> None:
         if self.target.name == "nvptx":
-            _declare("llvm.nvvm.activemask", "declare i32 @llvm.nvvm.activemask()")
+            self.declare("llvm.nvvm.activemask", "declare i32 @llvm.nvvm.activemask()")
             self.write(instruction.operands[0], self.value("call i32 @llvm.nvvm.activemask()"), "b32")
         else:
             self.write(instruction.operands[0], self.ballot("true"), "b32")
@@ -1399,7 +1396,7 @@ class FunctionLifter:
     # special registers
     def special(self, name: str) -> str:
         intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
-        _declare(intrinsic, f"declare i32 @{intrinsic}()")
+        self.declare(intrinsic, f"declare i32 @{intrinsic}()")
         return self.value(f"call i32 @{intrinsic}()")
 
     def special_register(self, register: str) -> tuple[str, str] | None:
@@ -1416,21 +1413,21 @@ class FunctionLifter:
             if name in ("clock", "clock64", "globaltimer"):
                 intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
                 result = "i32" if name == "clock" else "i64"
-                _declare(intrinsic, f"declare {result} @{intrinsic}()")
+                self.declare(intrinsic, f"declare {result} @{intrinsic}()")
                 return self.value(f"call {result} @{intrinsic}()"), result
             return None
         if base == "tid" and axis in "xyz":
             intrinsic = f"llvm.amdgcn.workitem.id.{axis}"
-            _declare(intrinsic, f"declare i32 @{intrinsic}()")
+            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
             return self.value(f"call i32 @{intrinsic}()"), "i32"
         if base == "ctaid" and axis in "xyz":
             intrinsic = f"llvm.amdgcn.workgroup.id.{axis}"
-            _declare(intrinsic, f"declare i32 @{intrinsic}()")
+            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
             return self.value(f"call i32 @{intrinsic}()"), "i32"
         if base in ("ntid", "nctaid") and axis in "xyz":
             # blockDim and gridDim are not in registers on AMD: read the AQL dispatch packet
             # (u16 workgroup_size_x/y/z at 4/6/8, u32 grid_size_x/y/z in work-items at 12/16/20).
-            _declare("llvm.amdgcn.dispatch.ptr", "declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
+            self.declare("llvm.amdgcn.dispatch.ptr", "declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
             packet = self.value("call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
             index = "xyz".index(axis)
             size_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {4 + 2 * index}")
@@ -1443,7 +1440,7 @@ class FunctionLifter:
         if name == "laneid":
             return self.lane_id(), "i32"
         if name == "warpid":
-            _declare("llvm.amdgcn.workitem.id.x", "declare i32 @llvm.amdgcn.workitem.id.x()")
+            self.declare("llvm.amdgcn.workitem.id.x", "declare i32 @llvm.amdgcn.workitem.id.x()")
             return self.value(f"lshr i32 {self.value('call i32 @llvm.amdgcn.workitem.id.x()')}, 5"), "i32"
         if name.startswith("lanemask_"):
             lane = self.lane_id()
@@ -1454,10 +1451,10 @@ class FunctionLifter:
                      "ge": self.value(f"xor i32 {below}, -1")}
             return masks[name.removeprefix("lanemask_")], "i32"
         if name in ("clock", "clock64"):
-            _declare("llvm.readcyclecounter", "declare i64 @llvm.readcyclecounter()")
+            self.declare("llvm.readcyclecounter", "declare i64 @llvm.readcyclecounter()")
             cycles = self.value("call i64 @llvm.readcyclecounter()")
             return (cycles, "i64") if name == "clock64" else (self.value(f"trunc i64 {cycles} to i32"), "i32")
         if name == "globaltimer":
-            _declare("llvm.readsteadycounter", "declare i64 @llvm.readsteadycounter()")
+            self.declare("llvm.readsteadycounter", "declare i64 @llvm.readsteadycounter()")
             return self.value("call i64 @llvm.readsteadycounter()"), "i64"
         return None

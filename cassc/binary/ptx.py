@@ -162,7 +162,7 @@ def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int
     return end + 1
 
 
-def parse_variable(words: list[str], line: int, qualifiers: list[str] = ()) -> Variable:  # type: ignore[assignment]
+def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | list[str] = ()) -> Variable:
     space = words[0].lstrip(".")
     align = 0
     rest = words[1:]
