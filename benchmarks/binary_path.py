@@ -336,19 +336,24 @@ def report(args: argparse.Namespace) -> None:
     kernels = [k for r in state for k in r.kernels]
     translated = [k for k in kernels if k.translated]
     matched: list[KernelResult] = []
+    completed: list[KernelResult] = []  # round-tripped kernels whose original program finished on the H200
     rows = []
     for result in state:
         outcome = ""
         if result.name in device:
             original, trip = device[result.name]["original"], device[result.name]["roundtrip"]
-            same = original["rc"] == trip["rc"] and comparable(original["stdout"]) == comparable(trip["stdout"])
-            outcome = "same output" if same else f"differs (rc {original['rc']} vs {trip['rc']})"
-            if same:
-                matched += [k for k in result.kernels if k.round_trip]
+            # Only a run that finished (exit 0) shows anything: two timeouts or two crashes are not a match.
+            if original["rc"] != 0:
+                outcome = f"original did not finish (rc {original['rc']}): not compared"
+            else:
+                same = trip["rc"] == 0 and comparable(original["stdout"]) == comparable(trip["stdout"])
+                outcome = "same output" if same else f"differs (rc {original['rc']} vs {trip['rc']})"
+                completed += [k for k in result.kernels if k.round_trip]
+                if same:
+                    matched += [k for k in result.kernels if k.round_trip]
         n_translated = sum(k.translated for k in result.kernels)
         rows.append(f"| {result.name} | {len(result.kernels)} | {n_translated} | "
                     f"{sum(k.round_trip for k in result.kernels)} | {outcome or result.note or '-'} |")
-    ran = [k for r in state if r.name in device for k in r.kernels if k.round_trip]
     compared = [k for k in translated if k.hip_instructions and k.instructions]
     instruction_ratio = geomean([k.instructions / k.hip_instructions for k in compared])
     vgpr_ratio = geomean([k.vgprs / k.hip_vgprs for k in compared if k.hip_vgprs])
@@ -371,8 +376,8 @@ def report(args: argparse.Namespace) -> None:
         f"({100 * len(translated) / max(1, len(kernels)):.1f}%) | |",
         f"| translated kernels whose NVPTX round trip gives the original's output on the H200 | {len(matched)} / "
         f"{len(translated)} ({100 * len(matched) / max(1, len(translated)):.1f}%) | >= 90% |",
-        f"| ... of the translated kernels whose program ran on the H200 | {len(matched)} / {len(ran)} "
-        f"({100 * len(matched) / max(1, len(ran)):.1f}%) | |",
+        f"| ... of the translated kernels whose original program finished on the H200 | {len(matched)} / "
+        f"{len(completed)} ({100 * len(matched) / max(1, len(completed)):.1f}%) | |",
         f"| static instructions, median ratio | {statistics.median(k.instructions / k.hip_instructions for k in compared):.2f}x"
         " | |",
         f"| static instructions, translated / HIP clang from the `-hip` source (geomean, {len(compared)} kernels) | "
@@ -380,9 +385,10 @@ def report(args: argparse.Namespace) -> None:
         f"| VGPRs allocated, translated / HIP clang (geomean) | {vgpr_ratio:.2f}x | <= 1.3x |",
         "",
         "A kernel counts as matching only if its program was run on the H200 both as nvcc built it and with every",
-        "object's device code replaced by the round trip, and the two printed the same (lines that mention times,",
-        "bandwidth or throughput left out) with the same exit status. Programs whose Makefile `run` needs data files,",
-        "or with an object that has an untranslated kernel, are not run: their kernels count as not matching.",
+        "object's device code replaced by the round trip, both finished with exit status 0, and the two printed the",
+        "same (lines that mention times, bandwidth or throughput left out). Programs whose Makefile `run` needs data",
+        "files, with an object that has an untranslated kernel, or whose original did not finish within the time",
+        "limit, are not compared: their kernels count as not matching.",
         "",
         "## Why kernels were not translated",
         "",

@@ -217,7 +217,10 @@ HAND_WRITTEN_PTX = """
 	{add.f16x2 %r7,%r6,%r5;
 }
 	fma.rn.f16x2 %r7, %r7, %r6, %r5;
+	set.gt.f16x2.f16x2 %r7, %r7, %r6;
+	set.gt.u32.f16x2 %r6, %r7, %r5;
 	st.global.u32 [%rd1+8], %r7;
+	st.global.u32 [%rd1+12], %r6;
 	ret;
 }
 """

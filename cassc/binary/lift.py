@@ -1017,8 +1017,7 @@ class FunctionLifter:
 
     # comparisons and selection
     def compare(self, comparison: str, ptx_type: str, a: str, b: str) -> str:
-        if ptx_type.endswith("x2"):
-            raise self.fail("packed comparisons")
+        """An i1 (a <2 x i1> for packed halves: lane 0 is the low half)."""
         llvm_type = value_type(ptx_type)
         if is_float(ptx_type):
             predicates = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
@@ -1039,6 +1038,12 @@ class FunctionLifter:
         destinations = instruction.operands[0].split("|")
         a, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
         result = self.compare(comparison, ptx_type, a, b)
+        if ptx_type.endswith("x2"):  # setp.f16x2 p|q: p for the low half, q for the high
+            if any(m in instruction.modifiers for m in ("and", "or", "xor")):
+                raise self.fail("packed comparisons combined with a predicate")
+            for lane, destination in enumerate(destinations):
+                self.write(destination, self.value(f"extractelement <2 x i1> {result}, i32 {lane}"), "pred")
+            return
         inverse = self.value(f"xor i1 {result}, true")
         combine = next((m for m in instruction.modifiers if m in ("and", "or", "xor")), None)
         if combine:
@@ -1054,8 +1059,17 @@ class FunctionLifter:
         destination_type, source_type = self.types(instruction)[-2:]
         a, b = (self.read(o, source_type) for o in instruction.operands[1:3])
         result = self.compare(comparison, source_type, a, b)
-        if is_float(destination_type):
-            value = self.value(f"select i1 {result}, float 1.0, float 0.0")
+        if source_type.endswith("x2"):  # per half: 1.0 for a float result, all ones for an integer one
+            half = value_type(destination_type) if destination_type.endswith("x2") else "<2 x i16>"
+            element = half.removeprefix("<2 x ").removesuffix(">")
+            true = f"<{element} 1.0, {element} 1.0>" if element != "i16" else "<i16 -1, i16 -1>"
+            value = self.value(f"select <2 x i1> {result}, {half} {true}, {half} zeroinitializer")
+            if not destination_type.endswith("x2"):
+                value = self.value(f"bitcast <2 x i16> {value} to i32")
+                destination_type = "b32"
+        elif is_float(destination_type):
+            llvm_type = value_type(destination_type)
+            value = self.value(f"select i1 {result}, {llvm_type} 1.0, {llvm_type} 0.0")
         else:
             value = self.value(f"select i1 {result}, {int_type(destination_type)} -1, {int_type(destination_type)} 0")
         self.write(instruction.operands[0], value, destination_type)
