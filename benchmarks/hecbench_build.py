@@ -4,11 +4,16 @@
 Given a HeCBench checkout (github.com/zjin-lcf/HeCBench at commit f27000a51; public code that is never
 committed here), this builds each `*-cuda` benchmark with its own Makefile three ways:
 
-  cassc   `make CC=<cassc>`: the drop-in use this project exists for (the Makefile's own ARCH=sm_60);
+  cassc   `eval "$(cassc env)"; make CC=<cassc>`: the drop-in use this project exists for (the
+          Makefile's own ARCH=sm_60; a Makefile that calls `nvcc` by name gets cassc's stand-in);
   nvcc    `make ARCH=sm_80`: the CUDA original with the real nvcc here (nvcc 13 no longer knows
           sm_60), which decides whether a benchmark is in reach;
   hip     the hand-written `*-hip` twin, `make CC=<hipcc_stand_in.py>`: same clang, device libraries
           and gfx target as cassc, so the two rates compare like with like.
+  cmake   HeCBench's own CMake build, as its CMAKE_BUILD.md says, with cassc as the CUDA compiler:
+          `eval "$(cassc env)"; cmake --preset cuda-sm90 -DCMAKE_CUDA_COMPILER=cassc`, then one
+          `cmake --build` of every benchmark target (`ninja -k 0`). Its targets use separable
+          compilation (`-rdc=true` and a device link), unlike the Makefiles.
 
 "In reach" = the nvcc build succeeds and the sources need none of MPI, Boost, GSL or GDAL. Each build
 runs in a scratch copy of `src/` (one per variant; the checkout is never written to), `make -j1` per
@@ -47,7 +52,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "hecbench-build.md"
 DEFAULT_STATE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cassc-benchmarks" / "hecbench"
 HECBENCH_COMMIT = "f27000a51"
-VARIANTS = ("cassc", "nvcc", "hip")
+VARIANTS = ("cassc", "nvcc", "hip", "cmake")
+CMAKE_PRESET = "cuda-sm90"
+# Where ninja names a failed step: an object of target `<name>-cuda`, or its executable.
+CMAKE_FAILED_STEP = re.compile(r"^FAILED: .*?(?:CMakeFiles/(?P<object>\S+?)-cuda\.dir/|bin/cuda/(?P<program>\S+))")
+CMAKE_PROGRESS = re.compile(r"^\[\d+/\d+\] |^ninja: ")
+CMAKE_BROKEN_DIRECTORY = re.compile(r"CMake Error at src/([^/]+)/CMakeLists\.txt")
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc", ".py")
 # Dependencies this machine cannot provide: a benchmark whose sources use them is out of reach.
 OUT_OF_REACH_PATTERNS = {
@@ -80,25 +90,55 @@ class Outcome:
     out_of_reach_reason: str
     cassc_ok: bool
     hip_ok: bool | None
+    cmake_ok: bool | None
     failure_class: str
     first_error: str
+    first_error_cmake: str
 
 
 def benchmark_names(src: Path) -> list[str]:
     return sorted(p.name[:-len("-cuda")] for p in src.glob("*-cuda") if (p / "Makefile").is_file())
 
 
-# Larger files are data sets, not build inputs; leaving them out lets a copy of the sources without
-# them (for building the nvcc references on the lent GPU machine) share the digests.
-LARGEST_SOURCE_FILE = 2_000_000
+# Larger files of other kinds are data sets, not build inputs. Leaving them out of the digest lets a
+# copy of the sources without them (`--pack-sources`, for building on the lent GPU machine) share it.
+LARGEST_OTHER_INPUT = 100_000
+BUILD_FILES = ("Makefile", "CMakeLists.txt")
+SIBLING_DIRECTORY = re.compile(r"\.\./([\w+-][\w.+-]*)/")
+
+
+def is_build_input(path: Path) -> bool:
+    return path.is_file() and (path.suffix in SOURCE_SUFFIXES or path.name in BUILD_FILES
+                               or path.stat().st_size < LARGEST_OTHER_INPUT)
 
 
 def directory_digest(directory: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(directory.rglob("*")):
-        if path.is_file() and path.stat().st_size < LARGEST_SOURCE_FILE:
+        if is_build_input(path):
             digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:20]
+
+
+def pack_sources(hecbench: Path, tarball: Path) -> None:
+    """The build inputs of every `*-cuda` benchmark, the `src/` directories their files name as
+    `../<dir>/`, and the top-level CMake project, as one xz tarball (about 10 MB)."""
+    src = hecbench / "src"
+    directories = {src / f"{name}-cuda" for name in benchmark_names(src)}
+    for directory in list(directories):
+        for path in directory.rglob("*"):
+            if path.is_file() and (path.suffix in SOURCE_SUFFIXES or path.name in BUILD_FILES):
+                for sibling in SIBLING_DIRECTORY.findall(path.read_text(errors="replace")):
+                    if (src / sibling).is_dir():
+                        directories.add(src / sibling)
+    files = [hecbench / "CMakeLists.txt", hecbench / "CMakePresets.json", src / "CMakeLists.txt",
+             *(p for p in (hecbench / "cmake").rglob("*") if p.is_file()),
+             *(p for d in sorted(directories) for p in sorted(d.rglob("*")) if is_build_input(p))]
+    listing = tarball.with_suffix(".list")
+    listing.write_text("".join(f"{path.relative_to(hecbench)}\n" for path in files))
+    subprocess.run(["tar", "-C", str(hecbench), "-cJf", str(tarball), "-T", str(listing)], check=True)
+    listing.unlink()
+    print(f"{tarball}: {len(files)} files, {tarball.stat().st_size / 2**20:.1f} MiB", file=sys.stderr)
 
 
 def out_of_reach_reason(directory: Path) -> str:
@@ -187,13 +227,21 @@ def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args
             todo.append(name)
     if not todo or args.no_build:
         return results
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
+    env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    if variant == "cmake":
+        built = build_with_cmake(todo, src.parent, scratch, args, environment_of_cassc_env(args.cassc, env))
+        for name, build in built.items():
+            cached[name] = {"digest": digests[name], "build": asdict(build)}
+        save_state(state, variant, cached)
+        return {**results, **built}
     tree = scratch / variant
     if not tree.exists():
         shutil.copytree(src, tree, symlinks=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
-    env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
-    env["PYTHONPATH"] = str(REPO_ROOT)
     make_args = make_arguments(variant, args.cassc, sys.executable)
+    if variant == "cassc":  # Makefiles that name nvcc itself find the stand-in toolkit's, as a user's would
+        env = environment_of_cassc_env(args.cassc, env)
     done = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_make, name, variant, tree, make_args, env, args.timeout): name for name in todo}
@@ -205,6 +253,78 @@ def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args
             print(f"[{variant} {done}/{len(todo)}] {build.benchmark}: {status}", file=sys.stderr, flush=True)
             cached[build.benchmark] = {"digest": digests[build.benchmark], "build": asdict(build)}
             save_state(state, variant, cached)
+    return results
+
+
+def environment_of_cassc_env(cassc: str, env: dict[str, str]) -> dict[str, str]:
+    """The environment a shell has after `eval "$(cassc env)"`."""
+    printed = subprocess.run([cassc, "env"], env=env, capture_output=True, text=True, check=True).stdout
+    result = dict(env)
+    for line in printed.splitlines():
+        key, _, value = line.removeprefix("export ").partition("=")
+        result[key] = shlex.split(value)[0] if value else ""
+    return result
+
+
+def failed_steps_by_benchmark(log: str) -> dict[str, str]:
+    """Ninja's output of a `-k 0` build, cut into each failed step's output, keyed by benchmark."""
+    chunks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in log.splitlines():
+        failed = CMAKE_FAILED_STEP.match(line)
+        if failed:
+            current = chunks.setdefault(failed.group("object") or failed.group("program"), [])
+        elif CMAKE_PROGRESS.match(line):
+            current = None
+        if current is not None:
+            current.append(line)
+    return {name: "\n".join(lines) for name, lines in chunks.items()}
+
+
+def build_with_cmake(names: list[str], hecbench: Path, scratch: Path, args: argparse.Namespace,
+                     env: dict[str, str]) -> dict[str, Build]:
+    """HeCBench's own CMake project, configured once and built with `ninja -k 0`; a benchmark is built
+    when its executable exists. A benchmark directory whose CMakeLists.txt stops the configure step
+    (e.g. one that unpacks a DVC data set that is not here, or needs a Fortran compiler) would stop
+    every benchmark, so it is removed from the scratch copy and counted as not built."""
+    tree, build_dir = scratch / "cmake-src", scratch / "cmake-build"
+    if not tree.exists():
+        shutil.copytree(hecbench, tree, symlinks=True, ignore=shutil.ignore_patterns(".git", "build"))
+    configure = [args.cmake, "-S", str(tree), "--preset", CMAKE_PRESET, "-B", str(build_dir),
+                 f"-DCMAKE_CUDA_COMPILER={args.cassc}", "-DCMAKE_BUILD_TYPE=Release"]
+    removed: dict[str, str] = {}
+    for _ in range(5):
+        completed = subprocess.run(configure, env=env, capture_output=True, text=True, errors="replace")
+        log = completed.stdout + completed.stderr
+        broken = set(CMAKE_BROKEN_DIRECTORY.findall(log)) - set(removed)
+        if completed.returncode == 0 or not broken:
+            break
+        for directory in broken:
+            message = log.split(f"CMake Error at src/{directory}/", 1)[1].split("\n\n")[0]
+            removed[directory] = " ".join(message.split())[:200]
+            shutil.rmtree(tree / "src" / directory)
+    if completed.returncode != 0:
+        error = f"CMake configure failed: {first_error(log)}"
+        return {name: Build(name, "cmake", False, 0.0, error, log[-6000:]) for name in names}
+    registered = set(re.findall(r"Registered benchmark: (\S+)-cuda", log))
+    targets = [f"{name}-cuda" for name in names if name in registered]
+    print(f"[cmake] configured; building {len(targets)} targets", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    built = subprocess.run([args.cmake, "--build", str(build_dir), "--parallel", str(args.jobs), "--target",
+                            *targets, "--", "-k", "0"], env=env, capture_output=True, text=True, errors="replace")
+    seconds = time.perf_counter() - started
+    failed = failed_steps_by_benchmark(built.stdout + built.stderr)
+    results = {}
+    for name in names:
+        if f"{name}-cuda" in removed:
+            results[name] = Build(name, "cmake", False, 0.0, f"CMake configure: {removed[name + '-cuda']}", "")
+        elif name not in registered:
+            results[name] = Build(name, "cmake", False, 0.0, "not a target of HeCBench's CMake build", "")
+        elif (build_dir / "bin" / "cuda" / name).is_file():
+            results[name] = Build(name, "cmake", True, seconds / max(1, len(targets)), "", "")
+        else:
+            log = failed.get(name, "")
+            results[name] = Build(name, "cmake", False, 0.0, first_error(log) or "no executable", log[-6000:])
     return results
 
 
@@ -246,11 +366,29 @@ def outcomes(names: list[str], builds: dict[str, dict[str, Build]], src: Path) -
             reason = "the CUDA original does not build with nvcc here"
         cassc = builds["cassc"][name]
         hip = builds["hip"].get(name)
+        cmake = builds["cmake"].get(name)
         result.append(Outcome(
             benchmark=name, in_reach=not reason, out_of_reach_reason=reason, cassc_ok=cassc.ok,
             hip_ok=None if hip is None or hip.first_error == "no Makefile" else hip.ok,
-            failure_class="" if cassc.ok else classify(cassc), first_error=cassc.first_error))
+            cmake_ok=None if cmake is None else cmake.ok,
+            failure_class="" if cassc.ok else classify(cassc), first_error=cassc.first_error,
+            first_error_cmake="" if cmake is None else cmake.first_error.replace("|", "/").replace("`", "")[:160]))
     return result
+
+
+def cmake_summary(in_reach: list[Outcome], built: list[Outcome]) -> list[str]:
+    measured = [r for r in in_reach if r.cmake_ok is not None]
+    if not measured:
+        return []
+    cmake_built = [r for r in measured if r.cmake_ok]
+    lines = [f"- HeCBench's own CMake build (`eval \"$(cassc env)\"; cmake --preset {CMAKE_PRESET} "
+             f"-DCMAKE_CUDA_COMPILER=cassc`, separable compilation): built {len(cmake_built)} of {len(measured)} "
+             f"in-reach benchmarks (the `make CC=cassc` route: {len([r for r in built if r.cmake_ok is not None])})"]
+    only_make = [r for r in measured if r.cassc_ok and not r.cmake_ok]
+    if only_make:
+        lines.append("  - built by `make` but not by CMake: " + "; ".join(
+            f"{r.benchmark} (`{r.first_error_cmake}`)" for r in only_make))
+    return lines
 
 
 def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], args: argparse.Namespace,
@@ -274,6 +412,7 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
             f"({100 * len(built) / max(1, len(in_reach)):.1f}%)",
             f"- hand-written HIP twins, same toolchain: built {len(twins_built)} of {len(twins)} in-reach benchmarks "
             f"that have a twin{sample_note} (cassc on those same benchmarks: {len(cassc_on_twins)} of {len(twins)})",
+            *cmake_summary(in_reach, built),
             f"- hipify speed: {lines_total} lines in {hipify_seconds:.2f} s = "
             f"{lines_total / max(hipify_seconds, 1e-9):,.0f} lines/s (one process; renames and source rules, no compiling)",
             f"- wall time of this invocation: {wall / 60:.1f} min with {args.jobs} parallel builds "
@@ -306,6 +445,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hecbench", type=Path, help="HeCBench checkout (commit f27000a51)")
     parser.add_argument("--cassc", default=str(REPO_ROOT / ".venv" / "bin" / "cassc"))
+    parser.add_argument("--cmake", default="cmake", help="the cmake of the `cmake` variant (HeCBench needs >= 3.21)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark build")
     parser.add_argument("--only", help="regex on benchmark names")
@@ -316,10 +456,15 @@ def main() -> None:
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON on stdout")
+    parser.add_argument("--pack-sources", type=Path, metavar="TARBALL",
+                        help="write the build inputs of the checkout to TARBALL (for the lent GPU machine) and stop")
     parser.add_argument("--no-build", action="store_true",
                         help="report only the benchmarks whose results are already in --state (a partial run)")
     args = parser.parse_args()
 
+    if args.pack_sources:
+        pack_sources(args.hecbench, args.pack_sources)
+        return
     src = args.hecbench / "src"
     names = benchmark_names(src)
     if args.only:
@@ -334,7 +479,7 @@ def main() -> None:
             suffixes = ("-cuda", "-hip") if variant == "hip" else ("-cuda",)
             digests = {name: "".join(directory_digest(src / f"{name}{suffix}") for suffix in suffixes)
                        for name in names}
-            if variant == "cassc":  # a cassc result stands only for the cassc that produced it
+            if variant in ("cassc", "cmake"):  # a cassc result stands only for the cassc that produced it
                 digests = {name: d + cassc_fingerprint() for name, d in digests.items()}
             if variant == "hip" and args.twins_sample:
                 names_built = sorted(random.Random(args.seed).sample(names, min(args.twins_sample, len(names))))

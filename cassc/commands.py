@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from cassc import __version__, locations, toolchain as tools, toolkit
+from cassc import __version__, header_libraries, locations, toolchain as tools, toolkit
 from cassc.errors import CasscError
 from cassc.invocation import DEFAULT_OFFLOAD_ARCH
 
@@ -88,10 +88,15 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
 
 @app.command()
 def setup() -> None:
-    """Prepare cassc's data directory: device libraries for the targets and the stand-in toolkit."""
+    """Prepare cassc's data directory: device libraries for the targets, hipCUB and rocThrust for the
+    Debian toolchain, and the stand-in toolkit."""
     try:
         found = tools.find_toolchain()
         device_libs = found.device_lib_dir(_offload_archs())
+        if found.kind == "debian":
+            print(f"hipCUB, rocThrust, rocPRIM headers: {header_libraries.install()}")
+            tools.find_toolchain.cache_clear()
+            found = tools.find_toolchain()
         root = toolkit.ensure_toolkit(found)
     except CasscError as error:
         print(f"cassc setup: {error}", file=sys.stderr)

@@ -154,6 +154,8 @@ def _common_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain) 
         flags.append(f"-ftemplate-backtrace-limit={inv.template_backtrace_limit}")
     if toolchain.kind == "rocm":
         flags += ["-isystem", str(toolchain.root / "include")]
+    for directory in toolchain.header_library_dirs:
+        flags += ["-isystem", str(directory)]
     flags += ["-D" + d for d in inv.defines]
     flags += ["-U" + u for u in inv.undefines]
     return flags
@@ -279,7 +281,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
 
 def is_system_header(path: Path, toolchain: tools.Toolchain) -> bool:
     """Headers of the system and the toolchain: checked by size and time on a cache hit, not hashed."""
-    roots = SYSTEM_ROOTS + ((toolchain.root,) if toolchain.kind == "rocm" else ())
+    roots = SYSTEM_ROOTS + ((toolchain.root,) if toolchain.kind == "rocm" else ()) + toolchain.header_library_dirs
     return any(path.is_relative_to(root) for root in roots)
 
 

@@ -4,7 +4,8 @@ Discovery prefers a ROCm install (ROCM_PATH, HIP_PATH/.., /opt/rocm): it has its
 libraries for every target and the ROCm libraries (rocThrust, hipCUB, hipBLAS...). Otherwise cassc
 uses Debian's packages (clang-19, lld-19, llvm-19, libamdhip64-dev, rocm-device-libs). Debian's device
 libraries lack the gfx11 ISA files; `device_lib_dir` derives them (a one-constant module) into cassc's
-data directory, never into system folders.
+data directory, never into system folders. Debian 12 also lacks hipCUB and rocThrust: `cassc setup`
+installs their headers into the data directory (`header_libraries.py`) and the toolchain names them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from cassc import locations
+from cassc import header_libraries, locations
 from cassc.errors import ToolchainError
 
 DEBIAN_PACKAGES = (
@@ -44,15 +45,17 @@ class Toolchain:
     bitcode_dir: Path  # the installed device libraries
     hipcc: Path | None
     hip_version: str
+    # Searched before everything but the user's own directories (cassc's hipCUB/rocThrust for Debian).
+    header_library_dirs: tuple[Path, ...] = ()
 
     @property
     def library_include_dirs(self) -> tuple[Path, ...]:
         """Where the ROCm libraries' headers live (hiprand/, hipsparse/, rocprim/...)."""
-        return (self.hip_include_dir.parent,)
+        return (*self.header_library_dirs, self.hip_include_dir.parent)
 
     def identity(self) -> str:
         """Changes whenever a different compiler or HIP would produce different objects."""
-        parts = [self.kind, str(self.clang.resolve()), self.hip_version]
+        parts = [self.kind, str(self.clang.resolve()), self.hip_version, *map(str, self.header_library_dirs)]
         for path in (self.clang.resolve(), self.hip_include_dir / "hip_version.h"):
             stat = path.stat()
             parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
@@ -167,6 +170,7 @@ def _find_debian() -> Toolchain | None:
         bitcode_dir=Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"),
         hipcc=None,  # Debian's hipcc 5.2 flips to NVIDIA when an nvcc is on PATH; cassc calls clang directly
         hip_version=_hip_version(hip_include),
+        header_library_dirs=tuple(d for d in [header_libraries.installed_include_dir()] if d),
     )
 
 

@@ -144,6 +144,7 @@ def _write_include(root: Path) -> None:
     renames = [(cuda, hip) for table in HOST_NAME_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table)]
     (include / "cassc_cuda_names.h").write_text(names_header(version, renames))
     for cuda_header, hip_header, _ in read_table(TABLE_DIR / "headers.tsv"):
+        (include / cuda_header).parent.mkdir(parents=True, exist_ok=True)  # cub/block/...
         (include / cuda_header).write_text(cuda_header_text(cuda_header, hip_header))
 
 

@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,7 +24,13 @@ class Result:
 
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cassc-data")
+    """A fresh data directory, with the hipCUB/rocThrust headers `make setup` installed (downloading
+    them is `cassc setup`'s job, not each test's)."""
+    directory = tmp_path_factory.mktemp("cassc-data")
+    installed = Path(platformdirs.user_data_dir("cassc")) / "header-libraries"
+    if installed.is_dir():
+        (directory / "header-libraries").symlink_to(installed)
+    return directory
 
 
 @pytest.fixture

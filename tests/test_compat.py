@@ -78,18 +78,70 @@ int main() {
     assert run.stdout.strip() == "invalid value|CUSPARSE_STATUS_SUCCESS"
 
 
-def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "sort.cu", """\
-#include <cstdio>
-#include <thrust/device_vector.h>
-#include <thrust/sort.h>
-int main() { thrust::device_vector<int> v(4); thrust::sort(v.begin(), v.end()); }
+def test_half_and_bfloat16_atomics_tanh_and_cooperative_reduce(cassc, tmp_path: Path) -> None:
+    """CUDA APIs HIP 5.2 lacks: atomicAdd on the 16-bit float types (a CAS loop on the enclosing
+    32-bit word), htanh/h2tanh_approx, cooperative_groups::reduce over a tile (of a struct too), a
+    tile's meta_group_rank/size, and the cache-hinted loads and stores."""
+    write(tmp_path / "k.cu", """\
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(__half* h, __half2* h2, __nv_bfloat16* b, __nv_bfloat162* b2, float* out) {
+  atomicAdd(h + 1, __float2half(1.0f));
+  atomicAdd(h2, h2tanh_approx(h2[1]));
+  atomicAdd(b + 1, __float2bfloat16(2.0f));
+  atomicAdd(b2, b2[1]);
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  out[threadIdx.x] = cg::reduce(tile, out[threadIdx.x], cg::plus<float>())
+                     + cg::reduce(tile, out[threadIdx.x], cg::greater<float>());
+  struct Pair { float sum, max; };
+  Pair pair = cg::reduce(tile, Pair{out[0], out[1]}, [](Pair a, Pair b) { return Pair{a.sum + b.sum, b.max}; });
+  __stcs(out + tile.meta_group_rank() * tile.meta_group_size(), pair.sum + __ldcs(out + 1));
+}
 """)
-    result = cassc("-c", "sort.cu", check=False)
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assembly = (tmp_path / "k.s").read_text()
+    assert assembly.count("atomic_cmpswap_b32") >= 4  # flat_ or global_, as the pointer's address space allows
+    assert "ds_bpermute_b32" in assembly  # the tile's shuffles
+
+
+def test_fp8_conversions_round_to_nearest_even_and_saturate_as_cuda(cassc, tmp_path: Path) -> None:
+    """cuda_fp8.h (HIP 5.2 has none): CUDA's encodings, checked on the host, and usable in kernels."""
+    write(tmp_path / "main.cu", """\
+#include <cstdio>
+#include <cuda_fp8.h>
+__global__ void k(const __nv_fp8x4_e4m3* in, __nv_fp8_e5m2* out) { out[0] = __nv_fp8_e5m2(float4(in[0]).x); }
+int main() {
+  const float values[] = {1.0f, -2.0f, 448.0f, 1000.0f, 0.001953125f, 1.0625f, 1.1875f, 1e6f};
+  for (float v : values)
+    printf("%02x %02x %02x %02x\\n", __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3),
+           __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E4M3), __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2),
+           __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E5M2));
+  float4 back = float4(__nv_fp8x4_e4m3(make_float4(1, 2, 3, 4)));
+  printf("%g %g %g\\n", float(__nv_fp8_e4m3(3.3f)), back.w, float(__half(__nv_cvt_fp8_to_halfraw(0x7E, __NV_E4M3))));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    printed = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert printed[:9] == ["38 38 3c 3c", "c0 c0 c0 c0", "7e 7e 5f 5f", "7e 7f 64 64", "01 01 18 18",
+                           "38 38 3c 3c",  # 1.0625 is halfway: ties to even
+                           "3a 3a 3d 3d", "7e 7f 7b 7c",  # beyond the range: largest finite, or NaN / infinity
+                           "3.25 4 448"]
+
+
+def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "fft.cu", """\
+#include <cstdio>
+#include <cufft.h>
+int main() { cufftHandle plan; cufftPlan1d(&plan, 64, CUFFT_C2C, 1); }
+""")
+    result = cassc("-c", "fft.cu", check=False)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "cassc fatal   : sort.cu:2: needs rocThrust (for thrust/device_vector.h): install ROCm >= 6 with "
-        "rocThrust, or point ROCM_PATH at a ROCm install that has it"]
+        "cassc fatal   : fft.cu:2: needs hipFFT (for cufft.h): install ROCm >= 6 with "
+        "hipFFT, or point ROCM_PATH at a ROCm install that has it"]
 
 
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:
@@ -103,9 +155,18 @@ __global__ void k(int* x) { x[0] = 1; }
     assert (tmp_path / "k.o").is_file()
 
 
-def test_a_users_own_copy_of_a_library_is_used(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "vendor" / "cub" / "cub.cuh", "#pragma once\nnamespace cub { inline int answer() { return 42; } }\n")
-    write(tmp_path / "k.cu", "#include <cub/cub.cuh>\nint f() { return cub::answer(); }\n")
+def test_a_users_own_copy_of_cub_gives_way_to_hipcub(cassc, tmp_path: Path) -> None:
+    """Projects that vendor CUB get hipCUB, as HIPIFY does: CUB's own code is NVIDIA PTX."""
+    write(tmp_path / "vendor" / "cub" / "cub.cuh", '#pragma once\n#error "NVIDIA-only CUB"\n')
+    write(tmp_path / "k.cu", """\
+#include <cub/cub.cuh>
+__global__ void k(const int* in, int* out) {
+  typedef cub::BlockReduce<int, 128> Reduce;
+  __shared__ typename Reduce::TempStorage storage;
+  int total = Reduce(storage).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) *out = total;
+}
+""")
     cassc("-Ivendor", "-c", "k.cu")
     assert (tmp_path / "k.o").is_file()
 

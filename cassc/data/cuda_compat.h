@@ -8,6 +8,11 @@
  */
 #pragma once
 #include <hip/hip_runtime.h>
+/* rocThrust picks its CUDA back end when it sees __CUDACC__: its compiler detection runs here, before
+ * nvcc's macros exist, and its #pragma once keeps that answer (HIP) for the unit's own includes. */
+#if defined(__cplusplus) && __has_include(<thrust/system/hip/config.h>)
+#include <thrust/detail/config/compiler.h>
+#endif
 
 #define __NVCC__ 1
 #define __CUDACC__ 1
@@ -23,6 +28,27 @@
 #endif
 
 #if defined(__cplusplus)
+/* CUDA's cache-hinted loads and stores for every type (HIP 5.2 has the loads for __half only): plain
+ * accesses, which mean the same; the hints have no gfx11 counterpart worth a different path. */
+template <typename T> __device__ inline T __ldca(const T* address) { return *address; }
+template <typename T> __device__ inline T __ldcg(const T* address) { return *address; }
+template <typename T> __device__ inline T __ldcs(const T* address) { return *address; }
+template <typename T> __device__ inline T __ldlu(const T* address) { return *address; }
+template <typename T> __device__ inline T __ldcv(const T* address) { return *address; }
+template <typename T> __device__ inline void __stwb(T* address, T value) { *address = value; }
+template <typename T> __device__ inline void __stcg(T* address, T value) { *address = value; }
+template <typename T> __device__ inline void __stcs(T* address, T value) { *address = value; }
+template <typename T> __device__ inline void __stwt(T* address, T value) { *address = value; }
+/* CUDA's tiles know their place among their siblings (`tile.meta_group_size()`, rewritten to these by
+ * member_calls.py); HIP 5.2's do not. Tiles of the thread block are the case CUDA code uses. */
+template <typename Tile>
+__device__ inline unsigned int __cassc_meta_group_size(const Tile& tile) {
+  return (blockDim.x * blockDim.y * blockDim.z + tile.size() - 1) / tile.size();
+}
+template <typename Tile>
+__device__ inline unsigned int __cassc_meta_group_rank(const Tile& tile) {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / tile.size();
+}
 template <typename T>
 __device__ inline T __cassc_shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) {
   return __shfl(var, src_lane, width);

@@ -19,6 +19,7 @@ HEADER_TABLE = "headers.tsv"
 LINK_LIBRARY_TABLE = "link-libraries.tsv"
 PACKAGE_TABLE = "packages.tsv"
 INLINE_PTX_TABLE = "inline-ptx.tsv"  # read by inline_ptx.py
+MEMBER_CALL_TABLE = "member-calls.tsv"  # read by member_calls.py
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     sources: dict[str, str] = {}
     packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
-        if path.name == INLINE_PTX_TABLE:
+        if path.name in (INLINE_PTX_TABLE, MEMBER_CALL_TABLE):
             continue
         if path.name == PACKAGE_TABLE:
             for cuda, hip, number, extra in read_rows(path):

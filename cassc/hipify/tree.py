@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cassc.errors import InputError
 from cassc.hipify.inline_ptx import rewrite_inline_ptx
+from cassc.hipify.member_calls import rewrite_member_calls
 from cassc.hipify.rewrite import rewrite_source
 from cassc.hipify.tables import RenameTables
 from cassc.hipify.vector_operators import guard_builtin_vector_operators
@@ -119,7 +120,7 @@ def hipify_unit(
             raise InputError(f"cannot read '{spelled or original}': {error.strerror}") from error
         # A byte-order mark is only allowed first in a file; the mirror starts with its #line.
         result = rewrite_source(text.removeprefix("\ufeff"), tables)
-        rewritten, _ = guard_builtin_vector_operators(rewrite_inline_ptx(result.text)[0])
+        rewritten, _ = guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
         name = spelled if spelled is not None else display_path(original, cwd)
         hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
         target = mirror_path(mirror_root, original)

@@ -8,6 +8,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#include <cassc/packed_atomics.h>
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
 
@@ -92,6 +93,7 @@ __host__ __device__ inline __nv_bfloat16::operator float() const { return __bflo
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return __nv_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b));
 }
+__CASSC_BF16_FN __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
 __CASSC_BF16_FN __nv_bfloat162 __float2bfloat162_rn(float a) { return __floats2bfloat162_rn(a, a); }
 __CASSC_BF16_FN __nv_bfloat162 __float22bfloat162_rn(float2 a) { return __floats2bfloat162_rn(a.x, a.y); }
 __CASSC_BF16_FN float2 __bfloat1622float2(__nv_bfloat162 a) {
@@ -166,6 +168,15 @@ __CASSC_BF16_FN bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) {
 __CASSC_BF16_FN bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
 __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
+
+#if defined(__HIP__)
+static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
+  return __cassc_atomic_update(address, [value](__nv_bfloat16 old) { return old + value; });
+}
+static __device__ inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
+  return __cassc_atomic_update(address, [value](__nv_bfloat162 old) { return old + value; });
+}
+#endif
 
 #define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
 #define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)

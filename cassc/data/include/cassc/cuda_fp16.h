@@ -4,6 +4,7 @@
  * done in float and rounded to nearest even, as CUDA's host path does. */
 #pragma once
 #include <hip/hip_fp16.h>
+#include <cassc/packed_atomics.h>
 
 /* A host compiler (g++ on a .cpp including <cuda_fp16.h>) gets HIP's host-only __half as it is. */
 #if defined(__HIP__)
@@ -57,5 +58,16 @@ static __host__ __device__ inline __half2 __hmax2(__half2 a, __half2 b) {
 static __host__ __device__ inline __half2 __hmin2(__half2 a, __half2 b) {
   return __halves2half2(__hmin(__low2half(a), __low2half(b)), __hmin(__high2half(a), __high2half(b)));
 }
+/* CUDA's half atomics (sm_60+) and tanh (CUDA 12.8): HIP 5.2 has neither. */
+static __device__ inline __half atomicAdd(__half* address, __half value) {
+  return __cassc_atomic_update(address, [value](__half old) { return __hadd(old, value); });
+}
+static __device__ inline __half2 atomicAdd(__half2* address, __half2 value) {
+  return __cassc_atomic_update(address, [value](__half2 old) { return __hadd2(old, value); });
+}
+static __device__ inline __half htanh(__half a) { return __float2half(tanhf(__half2float(a))); }
+static __device__ inline __half htanh_approx(__half a) { return htanh(a); }
+static __device__ inline __half2 h2tanh(__half2 a) { return __halves2half2(htanh(__low2half(a)), htanh(__high2half(a))); }
+static __device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
 #undef __CASSC_FP16_HOST
 #endif /* __HIP__ */

@@ -1,0 +1,20 @@
+"""member_calls.py: CUDA member functions HIP's classes lack become cassc's free functions."""
+
+from __future__ import annotations
+
+from cassc.hipify.member_calls import rewrite_member_calls
+
+
+def test_calls_on_plain_receivers_are_rewritten_on_the_same_line() -> None:
+    text = ("int a = warp.meta_group_size() + tiles[i].meta_group_rank();\n"
+            "int b = p->tile . meta_group_rank( );\n")
+    rewritten, count = rewrite_member_calls(text)
+    assert count == 3
+    assert rewritten == ("int a = __cassc_meta_group_size(warp) + __cassc_meta_group_rank(tiles[i]);\n"
+                         "int b = __cassc_meta_group_rank(p->tile);\n")
+
+
+def test_literals_comments_and_other_members_are_left_alone() -> None:
+    text = ('puts("warp.meta_group_size()"); // warp.meta_group_rank()\n'
+            "int c = warp.meta_group_sizes() + warp.meta_group_size(1);\n")
+    assert rewrite_member_calls(text) == (text, 0)
