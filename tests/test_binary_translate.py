@@ -341,3 +341,55 @@ def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Pa
         assert translation.kernels == []
         assert "call to vprintf" in translation.failures["_Z1ki"]
         assert "the model's answer was not used: " in translation.failures["_Z1ki"]
+
+
+DEVICE_PROP_FIELDS = ("name", "uuid", "totalGlobalMem", "sharedMemPerBlock", "regsPerBlock", "warpSize", "memPitch",
+                      "maxThreadsPerBlock", "maxThreadsDim", "maxGridSize", "totalConstMem", "major", "minor",
+                      "textureAlignment", "multiProcessorCount", "maxTexture3D", "surfaceAlignment",
+                      "concurrentKernels", "pciBusID", "memoryBusWidth", "l2CacheSize", "maxThreadsPerMultiProcessor",
+                      "sharedMemPerMultiprocessor", "managedMemory", "cooperativeLaunch", "sharedMemPerBlockOptin",
+                      "maxBlocksPerMultiProcessor", "reservedSharedMemPerBlock", "gpuDirectRDMAFlushWritesOptions",
+                      "memoryPoolSupportedHandleTypes", "gpuPciSubsystemID", "reserved")
+
+
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+
+@pytest.mark.skipif(not (CUDA_INCLUDE / "cuda_runtime_api.h").exists(), reason="NVIDIA's CUDA headers are not installed")
+def test_the_shims_cuda_device_prop_has_cudas_layout(tmp_path: Path) -> None:
+    """cudaGetDeviceProperties fills nvcc-built code's cudaDeviceProp: every offset as in NVIDIA's header."""
+    from cassc.toolkit import SHIMS_DIR
+
+    printer = "".join(f'std::printf("{f} %zu\\\\n", offsetof(T, {f}));' for f in DEVICE_PROP_FIELDS)
+    printer += 'std::printf("sizeof %zu\\\\n", sizeof(T));'
+    write(tmp_path / "cuda.cpp", "#include <cstdio>\n#include <cstddef>\n#include <cuda_runtime_api.h>\n"
+                                 f"using T = cudaDeviceProp;\nint main() {{ {printer} }}\n")
+    write(tmp_path / "shim.cpp", f'#include "{SHIMS_DIR / "runtime" / "cassc_cudart.cpp"}"\n'
+                                 f"using T = cassc_cuda_device_prop;\nint main() {{ {printer} }}\n")
+    toolchain = find_toolchain()
+    outputs = []
+    for name, flags in (("cuda", [f"-I{CUDA_INCLUDE}"]),
+                        ("shim", ["-D__HIP_PLATFORM_AMD__", f"-I{toolchain.hip_include_dir.parent}",
+                                  f"-L{toolchain.hip_lib_dir}", "-lamdhip64"])):
+        subprocess.run([str(toolchain.clang), "-std=c++17", f"{name}.cpp", *flags, "-o", name], cwd=tmp_path,
+                       check=True)
+        outputs.append(subprocess.run([f"./{name}"], cwd=tmp_path, capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.skipif(not (CUDA_INCLUDE / "driver_types.h").exists(), reason="NVIDIA's CUDA headers are not installed")
+def test_the_shims_device_attribute_numbers_are_cudas() -> None:
+    """cudaDeviceGetAttribute receives CUDA's numbers: each one the shim maps means that attribute in CUDA."""
+    import re
+
+    from cassc.toolkit import SHIMS_DIR
+
+    cuda = dict(re.findall(r"cudaDevAttr(\w+)\s*=\s*(\d+)", (CUDA_INCLUDE / "driver_types.h").read_text()))
+    shim = (SHIMS_DIR / "runtime" / "cassc_cudart.cpp").read_text()
+    pairs = re.findall(r"\{(\d+), hipDeviceAttribute(\w+)\}", shim)
+    renamed = {"Multiprocessor" + "Count": "MultiProcessorCount", "MemoryBusWidth": "GlobalMemoryBusWidth",
+               "SharedMemPerBlockOptin": "MaxSharedMemoryPerBlockOptin"}
+    assert len(pairs) > 20
+    for number, hip_name in pairs:
+        assert cuda[renamed.get(hip_name, hip_name)] == number, hip_name

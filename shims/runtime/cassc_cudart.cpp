@@ -34,6 +34,49 @@ struct cassc_image {
 };
 }
 
+// CUDA 13's cudaDeviceProp, as nvcc-built code lays it out (driver_types.h): HIP's hipDeviceProp_t differs,
+// so cudaGetDeviceProperties cannot be a jump to hipGetDeviceProperties. Field order and types are CUDA's
+// ABI; tests/test_binary_translate.py checks every offset against NVIDIA's header.
+struct cassc_cuda_device_prop {
+  char name[256];
+  unsigned char uuid[16];
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int multiProcessorCount, integrated, canMapHostMemory, maxTexture1D, maxTexture1DMipmap, maxTexture2D[2],
+      maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3],
+      maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3], maxTextureCubemapLayered[2], maxSurface1D,
+      maxSurface2D[2], maxSurface3D[3], maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap,
+      maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver, asyncEngineCount,
+      unifiedAddressing, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize, maxThreadsPerMultiProcessor,
+      streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID, hostNativeAtomicSupported,
+      pageableMemoryAccess, concurrentManagedAccess, computePreemptionSupported,
+      canUseHostPointerForRegisteredMem, cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost, maxBlocksPerMultiProcessor,
+      accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported,
+      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers,
+      deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
+  unsigned int gpuPciDeviceID, gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported, reserved[56];
+};
+
 namespace {
 
 struct Kernel {
@@ -258,6 +301,85 @@ int cudaMemcpyToSymbol(const void *symbol, const void *source, size_t count, siz
 int cudaMemcpyFromSymbol(void *destination, const void *symbol, size_t count, size_t offset, int kind) {
   int status = cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, nullptr);
   return status == hipSuccess ? hipStreamSynchronize(nullptr) : status;
+}
+
+int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {
+  hipDeviceProp_t hip;
+  hipError_t status = hipGetDeviceProperties(&hip, device);
+  if (status != hipSuccess) return status;
+  std::memset(prop, 0, sizeof *prop);
+  std::memcpy(prop->name, hip.name, sizeof prop->name);
+  prop->totalGlobalMem = hip.totalGlobalMem;
+  prop->sharedMemPerBlock = hip.sharedMemPerBlock;
+  prop->sharedMemPerBlockOptin = hip.sharedMemPerBlock;
+  prop->regsPerBlock = hip.regsPerBlock;
+  prop->warpSize = hip.warpSize;
+  prop->memPitch = hip.memPitch;
+  prop->maxThreadsPerBlock = hip.maxThreadsPerBlock;
+  for (int i = 0; i < 3; ++i) {
+    prop->maxThreadsDim[i] = hip.maxThreadsDim[i];
+    prop->maxGridSize[i] = hip.maxGridSize[i];
+    prop->maxTexture3D[i] = hip.maxTexture3D[i];
+  }
+  prop->maxTexture1D = hip.maxTexture1D;
+  prop->maxTexture2D[0] = hip.maxTexture2D[0];
+  prop->maxTexture2D[1] = hip.maxTexture2D[1];
+  prop->totalConstMem = hip.totalConstMem;
+  prop->major = hip.major;
+  prop->minor = hip.minor;
+  prop->textureAlignment = hip.textureAlignment;
+  prop->texturePitchAlignment = hip.texturePitchAlignment;
+  prop->multiProcessorCount = hip.multiProcessorCount;
+  prop->integrated = hip.integrated;
+  prop->canMapHostMemory = hip.canMapHostMemory;
+  prop->concurrentKernels = hip.concurrentKernels;
+  prop->ECCEnabled = hip.ECCEnabled;
+  prop->pciBusID = hip.pciBusID;
+  prop->pciDeviceID = hip.pciDeviceID;
+  prop->pciDomainID = hip.pciDomainID;
+  prop->tccDriver = hip.tccDriver;
+  prop->unifiedAddressing = 1;
+  prop->memoryBusWidth = hip.memoryBusWidth;
+  prop->l2CacheSize = hip.l2CacheSize;
+  prop->maxThreadsPerMultiProcessor = hip.maxThreadsPerMultiProcessor;
+  prop->sharedMemPerMultiprocessor = hip.maxSharedMemoryPerMultiProcessor;
+  prop->managedMemory = hip.managedMemory;
+  prop->isMultiGpuBoard = hip.isMultiGpuBoard;
+  prop->pageableMemoryAccess = hip.pageableMemoryAccess;
+  prop->concurrentManagedAccess = hip.concurrentManagedAccess;
+  prop->cooperativeLaunch = hip.cooperativeLaunch;
+  prop->pageableMemoryAccessUsesHostPageTables = hip.pageableMemoryAccessUsesHostPageTables;
+  prop->directManagedMemAccessFromHost = hip.directManagedMemAccessFromHost;
+  prop->maxBlocksPerMultiProcessor = hip.maxThreadsPerMultiProcessor / (hip.warpSize ? hip.warpSize : 32);
+  return hipSuccess;
+}
+
+// nvcc 12's name for the same call.
+int cudaGetDeviceProperties_v2(cassc_cuda_device_prop *prop, int device) { return cudaGetDeviceProperties(prop, device); }
+
+// cudaDeviceAttr and hipDeviceAttribute_t number the attributes differently: translate CUDA's numbers
+// (driver_types.h) for the attributes programs ask for; others are reported as not supported.
+int cudaDeviceGetAttribute(int *value, int cuda_attribute, int device) {
+  static const std::map<int, hipDeviceAttribute_t> attributes = {
+      {1, hipDeviceAttributeMaxThreadsPerBlock}, {2, hipDeviceAttributeMaxBlockDimX},
+      {3, hipDeviceAttributeMaxBlockDimY}, {4, hipDeviceAttributeMaxBlockDimZ},
+      {5, hipDeviceAttributeMaxGridDimX}, {6, hipDeviceAttributeMaxGridDimY},
+      {7, hipDeviceAttributeMaxGridDimZ}, {8, hipDeviceAttributeMaxSharedMemoryPerBlock},
+      {9, hipDeviceAttributeTotalConstantMemory}, {10, hipDeviceAttributeWarpSize},
+      {12, hipDeviceAttributeMaxRegistersPerBlock}, {13, hipDeviceAttributeClockRate},
+      {16, hipDeviceAttributeMultiprocessorCount}, {18, hipDeviceAttributeIntegrated},
+      {31, hipDeviceAttributeConcurrentKernels}, {33, hipDeviceAttributePciBusId},
+      {34, hipDeviceAttributePciDeviceId}, {36, hipDeviceAttributeMemoryClockRate},
+      {37, hipDeviceAttributeMemoryBusWidth}, {38, hipDeviceAttributeL2CacheSize},
+      {39, hipDeviceAttributeMaxThreadsPerMultiProcessor}, {75, hipDeviceAttributeComputeCapabilityMajor},
+      {76, hipDeviceAttributeComputeCapabilityMinor}, {81, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor},
+      {82, hipDeviceAttributeMaxRegistersPerMultiprocessor}, {83, hipDeviceAttributeManagedMemory},
+      {89, hipDeviceAttributeConcurrentManagedAccess}, {95, hipDeviceAttributeCooperativeLaunch},
+      {97, hipDeviceAttributeSharedMemPerBlockOptin},
+  };
+  auto found = attributes.find(cuda_attribute);
+  if (found == attributes.end()) return hipErrorNotSupported;
+  return hipDeviceGetAttribute(value, found->second, device);
 }
 
 // Cache and shared-memory preferences are hints on AMD GPUs; the calls succeed as on CUDA.
