@@ -1,4 +1,4 @@
-"""cassc's own subcommands: doctor, setup, env, model."""
+"""cassc's own subcommands: doctor, setup, env, model, inspect."""
 
 from __future__ import annotations
 
@@ -123,6 +123,65 @@ def env() -> None:
         print(f"export {name}={shlex.quote(value)}")
 
 
+@app.command()
+def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static or shared library, or executable."),
+            json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+            sass: bool = typer.Option(False, "--sass", help="Also print the SASS (cuobjdump)."),
+            ptx: bool = typer.Option(False, "--ptx", help="Also print the PTX the file carries.")) -> None:
+    """List the CUDA device code in a file: fatbin entries, kernels, parameter layouts, host stubs."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from cassc.binary.extract import read_binary, sass_text
+
+    modules = read_binary(Path(path))
+    if json_output:
+        report = [{"origin": m.origin,
+                   "images": [{"section": i.section, "container": i.container, "kind": i.entry.kind,
+                               "arch": i.entry.arch, "compression": i.entry.compression,
+                               "stored_size": i.entry.stored_size, "size": len(i.entry.payload),
+                               "options": i.entry.options} for i in m.images],
+                   "kernels": [asdict(k) for k in m.kernels]}
+                  for m in modules]
+        if ptx:
+            for entry, module in zip(report, modules):
+                entry["ptx"] = [i.entry.ptx for i in module.ptx_images()]
+        if sass:
+            report.append({"sass": sass_text(Path(path))})
+        print(json.dumps(report, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not modules:
+        console.print(f"{path}: no CUDA device code")
+    for module in modules:
+        images = Table(title=f"{module.origin}: device code")
+        for column in ("section", "container", "kind", "arch", "compression", "bytes", "ptxas options"):
+            images.add_column(column)
+        for image in module.images:
+            entry = image.entry
+            prefix = "sm" if entry.kind == "elf" else "compute"
+            images.add_row(image.section, str(image.container), entry.kind.upper(), f"{prefix}_{entry.arch}",
+                           entry.compression, f"{entry.stored_size} -> {len(entry.payload)}", entry.options)
+        console.print(images)
+        kernels = Table(title=f"{module.origin}: kernels")
+        for column in ("kernel", "host stub", "params (offset:size)", "param bytes", "shared", "registers",
+                       "SASS", "PTX"):
+            kernels.add_column(column)
+        for kernel in module.kernels:
+            kernels.add_row(kernel.name, kernel.host_stub or "-",
+                            " ".join(f"{p.offset}:{p.size}" for p in kernel.params), str(kernel.param_size),
+                            str(kernel.shared_size), str(kernel.registers),
+                            ",".join(f"sm_{a}" for a in kernel.sass_archs),
+                            ",".join(f"compute_{a}" for a in kernel.ptx_archs))
+        console.print(kernels)
+        if ptx:
+            for image in module.ptx_images():
+                print(image.entry.ptx)
+    if sass:
+        print(sass_text(Path(path)))
 
 
 model_app = typer.Typer(add_completion=False, no_args_is_help=True,

@@ -24,6 +24,7 @@ from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:
+    from cassc.binary.fallback import Fallback
     from cassc.formats.host_object import HostObject
 
 
@@ -288,34 +289,74 @@ def _host_objects(paths: list[Path]) -> list[tuple[str, HostObject]]:
     return result
 
 
-def _device_link_object(ctx: Context, objects: list[Path]) -> Path | None:
+def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], list[Path]]:
+    """What the link needs besides the objects: the device link of -fgpu-rdc objects, and for
+    nvcc-built objects their translated device code; and, after the user's libraries (whose members
+    may call it), the runtime shim with the CUDA runtime API as jumps to HIP (linked statically, so the
+    program needs nothing of cassc at run time)."""
     if ctx.runner.dryrun:
-        return None
-    hosts = _host_objects(objects)
-    nvcc_built = [name for name, host in hosts if host.has_cuda_device_code]
-    if nvcc_built:
-        raise InputError(f"{nvcc_built[0]} holds device code built by NVIDIA's nvcc; rebuild it from source "
-                         "with cassc (translating nvcc-built objects is cassc's binary path, not yet available)")
-    if ctx.inv.no_device_link:
-        return None
-    if not stages.needs_device_link([h for _, h in hosts]):
-        return None
+        return [], []
+    hosts = _host_objects([*objects, *_static_libraries(ctx.inv)])
+    extra: list[Path] = []
+    trailing: list[Path] = []
+    if any(host.has_cuda_device_code for _, host in hosts):
+        from cassc.binary.extract import read_binary
+        from cassc.binary.splice import translate_and_splice
+
+        modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
+                   for module in read_binary(path)]
+        extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
+                                          _model_fallback(ctx)))
+        trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
+    if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
+        return extra, trailing
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
-    return output
+    return [output, *extra], trailing
+
+
+def _model_fallback(ctx: Context) -> Fallback | None:
+    """The configured repair model, for kernels the binary path's lifter cannot translate."""
+    if not isinstance(ctx.repairer, ModelRepairer) or ctx.repairer.configured().model is None:
+        return None
+    from cassc.binary.fallback import Fallback
+
+    return Fallback(ctx.repairer.model, ctx.repairer.configured().max_answer_tokens, ctx.toolchain.clang)
+
+
+def _nvcc_built_inputs(objects: list[Path], hosts: list[tuple[str, HostObject]]) -> list[Path]:
+    """The inputs (objects, static libraries) that hold device code nvcc built."""
+    built = {name for name, host in hosts if host.has_cuda_device_code}
+    return [path for path in dict.fromkeys(objects)
+            if any(name == str(path) or name.startswith(f"{path}(") for name in built)]
+
+
+def _static_libraries(inv: Invocation) -> list[Path]:
+    """The `-lNAME` libraries that resolve to a static library in the `-L` directories (the linker
+    takes lib<NAME>.so first, as here)."""
+    found = []
+    for name in inv.libraries:
+        for directory in inv.library_dirs:
+            if (Path(directory) / f"lib{name}.so").exists():
+                break
+            archive = Path(directory) / f"lib{name}.a"
+            if archive.exists():
+                found.append(archive)
+                break
+    return found
 
 
 def link_phase(ctx: Context) -> int:
     output = ctx.inv.output or Path("a.out")
     check_writable(output)
     objects = _objects_for_link(ctx)
-    device_object = _device_link_object(ctx, objects)
-    objects += [device_object] if device_object else []
+    extra, trailing = _device_link_object(ctx, objects)
+    objects += extra
     if ctx.runner.dryrun:
         stages.link(objects, ctx.inv, output, ctx.runner)
         return 0
     with atomic_output(output) as temporary:
-        stages.link(objects, ctx.inv, temporary, ctx.runner)
+        stages.link(objects, ctx.inv, temporary, ctx.runner, trailing)
     if ctx.inv.phase == "run":
         program = str(output if output.is_absolute() or "/" in str(output) else Path(".") / output)
         ctx.runner.show([program, *ctx.inv.run_args])

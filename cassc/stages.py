@@ -446,12 +446,14 @@ def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:
     return found
 
 
-def link(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:
+def link(objects: list[Path], inv: Invocation, output: Path, runner: Runner, trailing: list[Path] | None = None) -> None:
+    """`trailing`: inputs that go after the user's libraries (what their members may call)."""
     linker = host_linker(inv, runner.toolchain)
     flags = link_flags(inv, runner.toolchain)
     if Path(linker) != runner.toolchain.clang:
         flags.remove("-Wno-unused-command-line-argument")
-    runner.run([linker, *[str(o) for o in objects], *flags, "-o", str(output)], what="linking")
+    runner.run([linker, *[str(o) for o in objects], *flags, *[str(t) for t in trailing or []], "-o", str(output)],
+               what="linking")
 
 
 def archive(objects: list[Path], inv: Invocation, output: Path, runner: Runner) -> None:

@@ -11,6 +11,9 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     lib64/libcudart_static.a         the jumps as an archive; libcudadevrt.a is empty (device code is linked
     lib64/libcudadevrt.a               by cassc's device link)
     lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
+    lib64/libcassc_cudart.a          the runtime of nvcc-built objects (the binary path): the shim
+                                       (registration and launch ABI on HIP's module API) and the jumps
+                                       of libcudart_static.a for every name the shim does not define
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
@@ -41,6 +44,7 @@ from cassc.toolchain import Toolchain, run
 SHIMS_DIR = Path(__file__).resolve().parent.parent / "shims"
 CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
+SHIM_RUNTIME = "libcassc_cudart.a"
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
 # only __device__ functions too, so a host compile loses nothing without them.
 DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
@@ -190,11 +194,31 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     run([str(toolchain.archiver), "qc", str(lib64 / "libcudadevrt.a")])
     (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDART_SONAME))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDA_DRIVER_SONAME))
+    _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
         installed = toolchain.hip_lib_dir / f"lib{hip}.so"
         if hip != "amdhip64" and installed.exists():
             (lib64 / f"lib{cuda}.so").symlink_to(installed)
     shutil.rmtree(work)
+
+
+def _shim_runtime(runtime: list[tuple[str, str]], work: Path, output: Path, toolchain: Toolchain) -> None:
+    shim = work / "cassc_cudart.o"
+    run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
+         f"-I{toolchain.hip_include_dir.parent}", "-c", str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp"),
+         "-o", str(shim)])
+    defined = defined_functions(shim)
+    jumps = _assemble(jump_table([(c, h) for c, h in runtime if c not in defined]), work / "shim-jumps.o", toolchain)
+    run([str(toolchain.archiver), "qc", str(output), str(shim), str(jumps)])
+
+
+def defined_functions(obj: Path) -> set[str]:
+    from elftools.elf.elffile import ELFFile
+
+    with obj.open("rb") as handle:
+        symbols = ELFFile(handle).get_section_by_name(".symtab")
+        return {s.name for s in symbols.iter_symbols()  # type: ignore[union-attr]
+                if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["bind"] == "STB_GLOBAL"}
 
 
 def exported_functions(library: Path) -> set[str]:

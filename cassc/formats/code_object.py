@@ -1,10 +1,14 @@
-"""AMD GPU code objects (ELF, e_machine EM_AMDGPU): which GPU a code object was built for."""
+"""AMD GPU code objects (ELF, e_machine EM_AMDGPU): which GPU a code object was built for, and what
+its kernel descriptors say (LDS, scratch, kernarg size, registers)."""
 
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
+from elftools.construct import Padding, SLInt64, Struct, ULInt16, ULInt32
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 EM_AMDGPU = 224
 EF_AMDGPU_MACH_MASK = 0xFF
@@ -27,3 +31,58 @@ def code_object_target(data: bytes) -> str:
         raise ValueError(f"not an AMD GPU code object (e_machine {elf['e_machine']})")
     mach = elf["e_flags"] & EF_AMDGPU_MACH_MASK
     return MACH_NAMES.get(mach, f"amdgpu-mach-0x{mach:03x}")
+
+
+# The 64-byte kernel descriptor `<kernel>.kd` (llvm/Support/AMDHSAKernelDescriptor.h).
+KERNEL_DESCRIPTOR = Struct(
+    "kernel_descriptor",
+    ULInt32("group_segment_fixed_size"),  # static LDS bytes
+    ULInt32("private_segment_fixed_size"),  # scratch bytes per work-item
+    ULInt32("kernarg_size"),
+    Padding(4),
+    SLInt64("kernel_code_entry_byte_offset"),
+    Padding(20),
+    ULInt32("compute_pgm_rsrc3"),
+    ULInt32("compute_pgm_rsrc1"),
+    ULInt32("compute_pgm_rsrc2"),
+    ULInt16("kernel_code_properties"),
+    ULInt16("kernarg_preload"),
+    Padding(4),
+)
+WAVEFRONT_SIZE32 = 1 << 10
+
+
+@dataclass(frozen=True)
+class KernelDescriptor:
+    name: str
+    lds_size: int
+    scratch_size: int
+    kernarg_size: int
+    vgprs: int  # allocated VGPRs (granulated)
+    sgprs: int
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.name}.kd"
+
+
+def kernel_descriptors(data: bytes) -> dict[str, KernelDescriptor]:
+    """The kernels of a linked code object, from their `.kd` symbols."""
+    elf = ELFFile(io.BytesIO(data))
+    symbols = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+    if not isinstance(symbols, SymbolTableSection):
+        raise ValueError("code object has no symbol table")
+    found = {}
+    for symbol in symbols.iter_symbols():
+        if not symbol.name.endswith(".kd") or symbol["st_size"] != KERNEL_DESCRIPTOR.sizeof():
+            continue
+        section = elf.get_section(symbol["st_shndx"])
+        start = symbol["st_value"] - section["sh_addr"]
+        raw = KERNEL_DESCRIPTOR.parse(section.data()[start:start + KERNEL_DESCRIPTOR.sizeof()])
+        wave32 = bool(raw.kernel_code_properties & WAVEFRONT_SIZE32)
+        vgpr_granule = 8 if wave32 else 4  # gfx10+: 8 VGPRs per block in wave32 mode, 4 in wave64
+        name = symbol.name[:-3]
+        found[name] = KernelDescriptor(name, raw.group_segment_fixed_size, raw.private_segment_fixed_size,
+                                       raw.kernarg_size, ((raw.compute_pgm_rsrc1 & 0x3F) + 1) * vgpr_granule,
+                                       ((raw.compute_pgm_rsrc1 >> 6) & 0xF) * 8)
+    return found

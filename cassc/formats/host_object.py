@@ -3,11 +3,15 @@
 - `-fgpu-rdc` objects carry device bitcode in `__CLANG_OFFLOAD_BUNDLE__<triple>` sections and refer to
   `__hip_fatbin_<cuid>` / `__hip_gpubin_handle_<cuid>`, which a device link must define.
 - Linked (or whole-program) device code lives in `.hip_fatbin` as offload bundles.
+- nvcc's device code lives in `.nv_fatbin` (whole-program) or `__nv_relfatbin` (-rdc) as CUDA fatbin
+  containers (formats/cuda_fatbin.py); the host stub of each kernel is a function named like the
+  kernel's mangled device name.
 """
 
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
@@ -21,6 +25,12 @@ HIP_FATBIN_SECTION = ".hip_fatbin"
 CUDA_FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # device code nvcc put there
 FATBIN_SYMBOL_PREFIX = "__hip_fatbin_"
 CUID_SYMBOL_PREFIX = "__hip_cuid_"
+LINKED_REGISTRATION_PREFIX = "__cudaRegisterLinkedBinary_"
+
+
+# What pyelftools raises on malformed ELF: its own errors, and Python's for fields that make no sense
+# (an offset past the end, a size that overflows, a name that is not text).
+MALFORMED_ELF_ERRORS = (ELFError, ValueError, KeyError, IndexError, OverflowError, struct.error, EOFError)
 
 
 class HostObjectError(ValueError):
@@ -34,7 +44,15 @@ class HostObject:
     undefined_fatbins: tuple[str, ...]  # `__hip_fatbin_<cuid>` this object needs from a device link
     defined_fatbins: tuple[str, ...]
     hip_fatbin: bytes  # contents of .hip_fatbin ("" if none)
-    has_cuda_device_code: bool  # built by NVIDIA's nvcc: its device code is for NVIDIA GPUs
+    cuda_fatbins: tuple[tuple[str, bytes], ...]  # (section name, contents) of nvcc's fatbin sections
+    functions: frozenset[str]  # names of the functions this file defines (host stubs among them)
+    # -rdc objects register through `__cudaRegisterLinkedBinary_<module id>`, which nvcc's device link defines
+    linked_registrations: tuple[str, ...] = ()
+
+    @property
+    def has_cuda_device_code(self) -> bool:
+        """Built by NVIDIA's nvcc: its device code is for NVIDIA GPUs."""
+        return bool(self.cuda_fatbins)
 
     def bundle_entries(self) -> list[BundleEntry]:
         return read_bundles(self.hip_fatbin) if self.hip_fatbin else []
@@ -45,7 +63,9 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         elf = ELFFile(io.BytesIO(data))
         device_sections: dict[str, bytes] = {}
         hip_fatbin = b""
-        has_cuda_device_code = False
+        cuda_fatbins: list[tuple[str, bytes]] = []
+        functions: set[str] = set()
+        linked: list[str] = []
         cuids: list[str] = []
         undefined: list[str] = []
         defined: list[str] = []
@@ -55,17 +75,22 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
                 if not triple.startswith("host-"):
                     device_sections[triple] = section.data()
             elif section.name in CUDA_FATBIN_SECTIONS and section["sh_size"] > 0:
-                has_cuda_device_code = True
+                cuda_fatbins.append((section.name, section.data()))
             elif section.name == HIP_FATBIN_SECTION and section["sh_type"] != "SHT_NOBITS":
                 hip_fatbin = section.data()
             elif isinstance(section, SymbolTableSection):
                 for symbol in section.iter_symbols():
+                    if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF":
+                        functions.add(symbol.name)
+                    if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and symbol["st_shndx"] == "SHN_UNDEF":
+                        linked.append(symbol.name)
                     if symbol.name.startswith(CUID_SYMBOL_PREFIX):
                         cuids.append(symbol.name[len(CUID_SYMBOL_PREFIX):])
                     elif symbol.name.startswith(FATBIN_SYMBOL_PREFIX) and symbol.name != "__hip_fatbin_wrapper":
                         is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
                         (undefined if is_undefined else defined).append(symbol.name)
-    except (ELFError, ValueError, KeyError) as error:
+    except MALFORMED_ELF_ERRORS as error:
         raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
     return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
-                      tuple(dict.fromkeys(defined)), hip_fatbin, has_cuda_device_code)
+                      tuple(dict.fromkeys(defined)), hip_fatbin, tuple(cuda_fatbins), frozenset(functions),
+                      tuple(dict.fromkeys(linked)))

@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""The binary path over HeCBench: nvcc-built objects only, handed to cassc's translator.
+
+Given a HeCBench checkout (github.com/zjin-lcf/HeCBench at commit f27000a51; public code that is never
+committed here) this takes a seeded sample of `*-cuda` benchmarks and, for each:
+
+  build      `make CC=nvcc ARCH=sm_90` in a scratch copy (the checkout is never written to); the objects
+             it leaves are the only input to what follows;
+  translate  every kernel of every object, PTX -> LLVM IR -> gfx1100 (cassc.binary.translate: the code
+             object is validated: kernarg size = CUDA parameter layout, LDS within a workgroup);
+  round trip the same IR lowered to NVPTX (cassc.binary.lift with the NVPTX target), assembled by ptxas
+             for sm_90, wrapped by `fatbinary` and put in place of the object's `.nv_fatbin` (objcopy);
+             the program is relinked by its own Makefile. An object with an untranslated kernel keeps
+             its original device code (its kernels then count as not round-tripped);
+  compare    static instruction count and allocated VGPRs of each translated gfx1100 kernel against the
+             same kernel compiled from the `*-hip` twin's source by HIP clang (same clang, same target).
+
+`prepare` does all of that here and packs the original and round-trip executables with their run
+commands (each Makefile's `run` target) into one tarball; `device.py` (written beside it) runs both on
+the H200 and writes what each printed; `report` compares the two outputs (lines that report times are
+left out: they differ between any two runs) and writes benchmarks/results/binary-path.md.
+
+    .venv/bin/python benchmarks/binary_path.py prepare /work/hecbench --sample 40 --work /tmp/bp
+    (on the H200)  python3 /tmp/bp/pack/device.py /tmp/bp/pack $OUT
+    .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "binary-path.md"
+CUDA_BIN = Path("/usr/local/cuda/bin")
+OUT_OF_REACH = re.compile(r"mpi\.h|boost/|gsl/|gdal|cublas|cufft|cusparse|curand|cusolver|thrust/|cub/|nvrtc|"
+                          r"cudnn|nccl|omp\.h|cooperative_groups|mma\.h|cuda/pipeline|cuda/barrier")
+# Alignment padding between and after functions, not code.
+PADDING = re.compile(r"^\s+(?:s_nop|s_code_end)\b")
+TIMING_LINE = re.compile(r"time|elapsed|\bms\b|\bus\b|sec|throughput|bandwidth|GB/s|GFLOP|perf|speed|done in|"
+                         r"\bFOM\b|z/s",
+                         re.IGNORECASE)
+
+DEVICE_SCRIPT = r'''
+import json, os, subprocess, sys, concurrent.futures as cf
+pack, out = sys.argv[1], sys.argv[2]
+jobs = json.load(open(os.path.join(pack, "jobs.json")))
+def run(job, variant):
+    directory = os.path.join(pack, job["name"])
+    try:
+        done = subprocess.run(["./" + variant, *job["args"]], cwd=directory, capture_output=True, text=True,
+                              errors="replace", timeout=job["timeout"])
+        return {"rc": done.returncode, "stdout": done.stdout[-20000:], "stderr": done.stderr[-4000:]}
+    except subprocess.TimeoutExpired:
+        return {"rc": "timeout", "stdout": "", "stderr": ""}
+results = {}
+with cf.ThreadPoolExecutor(8) as pool:
+    futures = {pool.submit(run, j, v): (j["name"], v) for j in jobs for v in ("original", "roundtrip")}
+    for future in cf.as_completed(futures):  # saved as they finish: a run cut short keeps what it has
+        name, variant = futures[future]
+        results.setdefault(name, {})[variant] = future.result()
+        json.dump(results, open(os.path.join(out, "results.json"), "w"))
+results = {k: v for k, v in results.items() if len(v) == 2}
+print(sum(r["original"]["stdout"] == r["roundtrip"]["stdout"] for r in results.values()), "of", len(results),
+      "identical outputs (before filtering timing lines)")
+'''
+
+
+@dataclass
+class KernelResult:
+    name: str
+    translated: bool
+    reason: str = ""
+    round_trip: bool = False  # its object's device code was replaced by the NVPTX round trip
+    instructions: int = 0
+    vgprs: int = 0
+    hip_instructions: int = 0
+    hip_vgprs: int = 0
+
+
+@dataclass
+class BenchmarkResult:
+    name: str
+    built: bool
+    note: str = ""
+    kernels: list[KernelResult] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    packed: bool = False
+
+
+def run(command: list[str], cwd: Path, timeout: int = 600, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def in_reach(directory: Path) -> bool:
+    makefile = directory / "Makefile"
+    if not makefile.exists():
+        return False
+    for source in directory.iterdir():
+        if source.suffix in (".cu", ".h", ".cuh", ".cpp") and OUT_OF_REACH.search(source.read_text(errors="replace")):
+            return False
+    return True
+
+
+def run_arguments(directory: Path) -> list[str] | None:
+    """The arguments of the Makefile's `run` target, if they name no data file."""
+    dry = run(["make", "-n", "run", "LAUNCHER="], directory)
+    lines = [line for line in dry.stdout.splitlines() if line.strip().startswith("./")]
+    if not lines:
+        return None
+    words = lines[-1].split()[1:]
+    if any(("/" in w or re.search(r"\.[A-Za-z]{2,4}$", w)) for w in words):
+        return None
+    return words
+
+
+def instruction_counts(code_object: Path) -> dict[str, int]:
+    from cassc.toolchain import find_toolchain
+
+    objdump = find_toolchain().lld.with_name("llvm-objdump")
+    listing = run([str(objdump), "-d", "--mcpu=gfx1100", str(code_object)], code_object.parent).stdout
+    counts: dict[str, int] = {}
+    current = None
+    for line in listing.splitlines():
+        header = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if header:
+            current = header.group(1)
+            counts[current] = 0
+        elif current and re.match(r"^\s+[a-z_0-9]+", line) and "//" in line and not PADDING.search(line):
+            counts[current] += 1
+    return counts
+
+
+def hip_twin_kernels(twin: Path, scratch: Path) -> dict[str, tuple[int, int]]:
+    """kernel -> (instructions, VGPRs) of the hand-written HIP twin compiled by HIP clang for gfx1100."""
+    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+    from hipcc_stand_in import hipcc_command
+
+    from cassc.formats.code_object import kernel_descriptors
+
+    found: dict[str, tuple[int, int]] = {}
+    for index, source in enumerate(sorted(twin.glob("*.cu")) + sorted(twin.glob("*.cpp"))):
+        if "__global__" not in source.read_text(errors="replace"):
+            continue
+        output = scratch / f"hip-{index}.co"
+        sibling = twin.with_name(twin.name.replace("-hip", "-cuda"))  # some twins include their sibling's headers
+        command = hipcc_command(["-std=c++17", "-O3", f"-I{twin}", f"-I{sibling}", "--cuda-device-only",
+                                 "--no-gpu-bundle-output",
+                                 "-c", str(source), "-o", str(output)], "gfx1100")
+        if run(command, twin).returncode != 0 or not output.exists():
+            continue
+        counts = instruction_counts(output)
+        for name, descriptor in kernel_descriptors(output.read_bytes()).items():
+            found[name] = (counts.get(name, 0), descriptor.vgprs)
+    return found
+
+
+def prepare(args: argparse.Namespace) -> None:
+    """Each benchmark in a child process (`one`): LLVM aborts the whole process on some internal errors."""
+    source_root = Path(args.hecbench) / "src"
+    work = Path(args.work)
+    pack = work / "pack"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "results").mkdir(parents=True)
+    pack.mkdir()
+    names = sorted(d.name for d in source_root.iterdir() if d.name.endswith("-cuda") and in_reach(d))
+    random.Random(args.seed).shuffle(names)
+    results: list[BenchmarkResult] = []
+    jobs = []
+    for name in names[:args.sample]:
+        child = run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work),
+                     "--timeout", str(args.timeout)], REPO_ROOT, timeout=1200)
+        record = work / "results" / f"{name}.json"
+        if not record.exists():
+            lines = (child.stderr.strip() or "no output").splitlines()
+            results.append(BenchmarkResult(name, True, f"translator crashed: {lines[-1][:160]}"))
+            print(f"{name}: crashed: {lines[-1][:160]}", file=sys.stderr, flush=True)
+            continue
+        saved = json.loads(record.read_text())
+        result = BenchmarkResult(**{**saved, "kernels": [KernelResult(**k) for k in saved["kernels"]]})
+        results.append(result)
+        print(f"{name}: {sum(k.translated for k in result.kernels)}/{len(result.kernels)} kernels translated; "
+              f"{result.note or ('packed' if result.packed else '')}", file=sys.stderr, flush=True)
+        if result.packed:
+            jobs.append({"name": name, "args": result.args, "timeout": args.timeout})
+    (pack / "jobs.json").write_text(json.dumps(jobs))
+    (pack / "device.py").write_text(DEVICE_SCRIPT)
+    with tarfile.open(work / "pack.tar.xz", "w:xz") as archive:
+        archive.add(pack, arcname="pack")
+    (work / "state.json").write_text(json.dumps([asdict(r) for r in results], indent=1))
+    print(f"packed {len(jobs)} programs: {work / 'pack.tar.xz'} ({(work / 'pack.tar.xz').stat().st_size} bytes)",
+          file=sys.stderr)
+
+
+def one(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    result = prepare_one(args.name, Path(args.hecbench) / "src", work)
+    (work / "results" / f"{args.name}.json").write_text(json.dumps(asdict(result)))
+
+
+def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
+    from cassc.binary.codegen import data_layout, nvptx_assembly
+    from cassc.binary.extract import read_binary
+    from cassc.binary.lift import NVPTX, lift_module
+    from cassc.binary.ptx import parse_ptx
+    from cassc.binary.translate import translate
+    from cassc.errors import CasscError
+    from cassc.toolchain import find_toolchain
+
+    pack = work / "pack"
+    lld = find_toolchain().lld
+    scratch = work / "build" / name
+    shutil.copytree(source_root / name, scratch, symlinks=True)
+    for extra in ("include", "data"):  # a few Makefiles reach ../include
+        if (source_root / extra).exists() and not (work / "build" / extra).exists():
+            (work / "build" / extra).symlink_to(source_root / extra)
+    built = run(["make", "-j2", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    programs = [p for p in scratch.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.suffix == ""
+                and p.read_bytes()[:4] == b"\x7fELF"]
+    result = BenchmarkResult(name, built.returncode == 0 and len(programs) == 1)
+    if not result.built:
+        result.note = "nvcc build failed" if built.returncode else "not one program"
+        return result
+    program = programs[0]
+    original = program.read_bytes()
+    twin = hip_twin_kernels(source_root / name.replace("-cuda", "-hip"), scratch) \
+        if (source_root / name.replace("-cuda", "-hip")).is_dir() else {}
+    replaced_any = False
+    for obj in sorted(scratch.glob("*.o")):
+        try:
+            modules = read_binary(obj)
+        except CasscError as error:
+            result.note = str(error)
+            continue
+        for module in modules:
+            try:
+                translation = translate(module, scratch, lld)
+            except CasscError as error:
+                result.kernels += [KernelResult(k.name, False, str(error).splitlines()[0]) for k in module.kernels]
+                continue
+            code_object = scratch / f"{obj.stem}.gfx1100.hsaco"
+            code_object.write_bytes(translation.code_object)
+            counts = instruction_counts(code_object) if translation.code_object else {}
+            kernel_results = [KernelResult(k.name, True, instructions=counts.get(k.name, 0), vgprs=k.vgprs,
+                                           hip_instructions=twin.get(k.name, (0, 0))[0],
+                                           hip_vgprs=twin.get(k.name, (0, 0))[1]) for k in translation.kernels]
+            kernel_results += [KernelResult(k, False, reason) for k, reason in translation.failures.items()]
+            result.kernels += kernel_results
+            if translation.failures or module.ptx_images()[0].section != ".nv_fatbin":
+                continue
+            try:
+                ptx_text = nvptx_assembly(lift_module(parse_ptx(module.best_ptx() or ""), NVPTX,
+                                                      data_layout(NVPTX)).ir)
+            except CasscError as error:
+                result.note = f"NVPTX lowering: {error}"
+                continue
+            stem = scratch / f"{obj.stem}.roundtrip"
+            Path(f"{stem}.ptx").write_text(ptx_text)
+            steps = [[str(CUDA_BIN / "ptxas"), "-arch=sm_90", f"{stem}.ptx", "-o", f"{stem}.cubin"],
+                     [str(CUDA_BIN / "fatbinary"), "-64", f"--create={stem}.fatbin",
+                      f"--image3=kind=elf,sm=90,file={stem}.cubin"],
+                     ["objcopy", f"--update-section=.nv_fatbin={stem}.fatbin", str(obj)]]
+            for step in steps:
+                done = run(step, scratch)
+                if done.returncode != 0:
+                    result.note = f"{Path(step[0]).name}: {done.stderr.strip()[:200]}"
+                    break
+            else:
+                replaced_any = True
+                for kernel in kernel_results:
+                    kernel.round_trip = kernel.translated
+    arguments = run_arguments(scratch)
+    if not replaced_any or arguments is None:
+        result.note = result.note or ("no object round-tripped" if not replaced_any else "run needs data files")
+        return result
+    program.unlink()
+    relinked = run(["make", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    if relinked.returncode != 0 or not program.exists():
+        result.note = f"relink failed: {relinked.stderr.strip()[:200]}"
+        return result
+    target = pack / name
+    target.mkdir()
+    (target / "original").write_bytes(original)
+    shutil.copyfile(program, target / "roundtrip")
+    for variant in ("original", "roundtrip"):
+        (target / variant).chmod(0o755)
+        run(["strip", variant], target)
+    result.args = arguments
+    result.packed = True
+    return result
+
+
+def comparable(output: str) -> list[str]:
+    return [line.rstrip() for line in output.splitlines() if line.strip() and not TIMING_LINE.search(line)]
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def recount(work: Path, state: list[BenchmarkResult]) -> None:
+    """Count instructions again from the code objects `prepare` left in the build directories."""
+    for result in state:
+        build = work / "build" / result.name
+        ours: dict[str, int] = {}
+        hip: dict[str, int] = {}
+        for code_object in build.glob("*.gfx1100.hsaco"):
+            ours.update(instruction_counts(code_object))
+        for code_object in build.glob("hip-*.co"):
+            hip.update(instruction_counts(code_object))
+        for kernel in result.kernels:
+            kernel.instructions = ours.get(kernel.name, kernel.instructions)
+            kernel.hip_instructions = hip.get(kernel.name, kernel.hip_instructions)
+
+
+def report(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    state = [BenchmarkResult(**{**r, "kernels": [KernelResult(**k) for k in r["kernels"]]})
+             for r in json.loads((work / "state.json").read_text())]
+    if args.recount:
+        recount(work, state)
+    device = json.loads(Path(args.device_results).read_text()) if args.device_results else {}
+    kernels = [k for r in state for k in r.kernels]
+    translated = [k for k in kernels if k.translated]
+    matched: list[KernelResult] = []
+    completed: list[KernelResult] = []  # round-tripped kernels whose original program finished on the H200
+    rows = []
+    for result in state:
+        outcome = ""
+        if result.name in device:
+            original, trip = device[result.name]["original"], device[result.name]["roundtrip"]
+            # Only a run that finished (exit 0) shows anything: two timeouts or two crashes are not a match.
+            if original["rc"] != 0:
+                outcome = f"original did not finish (rc {original['rc']}): not compared"
+            else:
+                same = trip["rc"] == 0 and comparable(original["stdout"]) == comparable(trip["stdout"])
+                outcome = "same output" if same else f"differs (rc {original['rc']} vs {trip['rc']})"
+                completed += [k for k in result.kernels if k.round_trip]
+                if same:
+                    matched += [k for k in result.kernels if k.round_trip]
+        n_translated = sum(k.translated for k in result.kernels)
+        rows.append(f"| {result.name} | {len(result.kernels)} | {n_translated} | "
+                    f"{sum(k.round_trip for k in result.kernels)} | {outcome or result.note or '-'} |")
+    compared = [k for k in translated if k.hip_instructions and k.instructions]
+    instruction_ratio = geomean([k.instructions / k.hip_instructions for k in compared])
+    vgpr_ratio = geomean([k.vgprs / k.hip_vgprs for k in compared if k.hip_vgprs])
+    reasons: dict[str, int] = {}
+    for kernel in kernels:
+        if not kernel.translated:
+            why = kernel.reason.split(": ", 1)[-1]  # after "kernel NAME: "
+            key = why.split(": '")[0].strip()[:110]
+            reasons[key] = reasons.get(key, 0) + 1
+    built = [r for r in state if r.built]
+    lines = [
+        "# Binary path over HeCBench (nvcc-built objects only)",
+        "",
+        f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {args.seed_note}); {len(built)} built by nvcc 13 "
+        "(`make CC=nvcc ARCH=sm_90`). cassc saw only their objects. Produced by `benchmarks/binary_path.py`.",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| kernels translated to gfx1100 (validated code objects) | {len(translated)} / {len(kernels)} "
+        f"({100 * len(translated) / max(1, len(kernels)):.1f}%) | |",
+        f"| translated kernels whose NVPTX round trip gives the original's output on the H200 | {len(matched)} / "
+        f"{len(translated)} ({100 * len(matched) / max(1, len(translated)):.1f}%) | >= 90% |",
+        f"| ... of the translated kernels whose original program finished on the H200 | {len(matched)} / "
+        f"{len(completed)} ({100 * len(matched) / max(1, len(completed)):.1f}%) | |",
+        f"| static instructions, median ratio | {statistics.median(k.instructions / k.hip_instructions for k in compared):.2f}x"
+        " | |",
+        f"| static instructions, translated / HIP clang from the `-hip` source (geomean, {len(compared)} kernels) | "
+        f"{instruction_ratio:.2f}x | <= 1.3x |",
+        f"| VGPRs allocated, translated / HIP clang (geomean) | {vgpr_ratio:.2f}x | <= 1.3x |",
+        "",
+        "A kernel counts as matching only if its program was run on the H200 both as nvcc built it and with every",
+        "object's device code replaced by the round trip, both finished with exit status 0, and the two printed the",
+        "same (lines that mention times, bandwidth or throughput left out). Programs whose Makefile `run` needs data",
+        "files, with an object that has an untranslated kernel, or whose original did not finish within the time",
+        "limit, are not compared: their kernels count as not matching.",
+        "",
+        "## Why kernels were not translated",
+        "",
+        *[f"- {count} x {reason}" for reason, count in sorted(reasons.items(), key=lambda x: -x[1])],
+        "",
+        "## Per benchmark",
+        "",
+        "| benchmark | kernels | translated | round-tripped | H200 |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    Path(args.results).write_text("\n".join(lines))
+    print("\n".join(lines[:12]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("prepare")
+    p.add_argument("hecbench")
+    p.add_argument("--sample", type=int, default=40)
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--work", default="/tmp/binary-path")
+    p.add_argument("--timeout", type=int, default=20)
+    o = commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")
+    o.add_argument("hecbench")
+    o.add_argument("name")
+    o.add_argument("--work", default="/tmp/binary-path")
+    o.add_argument("--timeout", type=int, default=60)
+    r = commands.add_parser("report")
+    r.add_argument("--work", default="/tmp/binary-path")
+    r.add_argument("--device-results")
+    r.add_argument("--results", default=str(DEFAULT_RESULTS))
+    r.add_argument("--seed-note", default="5")
+    r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
+    args = parser.parse_args()
+    {"prepare": prepare, "one": one, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

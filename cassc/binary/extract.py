@@ -1,0 +1,137 @@
+"""Finding the CUDA device code in host files: objects, static libraries, shared libraries, executables.
+
+Each ELF file (or `.a` member) that nvcc built has one or more fatbin sections, each with one or more
+containers of PTX and cubin entries. A kernel is described by its cubin (`.nv.info` parameter layout,
+shared memory, registers) and by the PTX `.entry` of the same name; its host stub is the host function
+of the same (mangled) name, which `__cudaRegisterFunction` registers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassc.errors import InputError, ToolchainError
+from cassc.formats.archive import ArchiveFormatError, is_archive, read_archive
+from cassc.formats.cubin import CubinFormatError, KernelParam, read_cubin
+from cassc.formats.cuda_fatbin import FatbinEntry, FatbinFormatError, read_containers
+from cassc.formats.host_object import HostObjectError, read_host_object
+
+PTX_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$.]+)", re.MULTILINE)
+CUDA_TOOL_DIRS = (Path("/usr/local/cuda/bin"),)
+
+
+@dataclass(frozen=True)
+class DeviceImage:
+    section: str  # .nv_fatbin or __nv_relfatbin
+    container: int  # index of the container in its section
+    entry: FatbinEntry
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str  # mangled device name
+    host_stub: str | None  # the host function registered for it, when this file defines it
+    params: tuple[KernelParam, ...]  # from the cubin; empty when only PTX describes the kernel
+    param_size: int
+    shared_size: int
+    registers: int
+    sass_archs: tuple[int, ...]  # sm_XX of the cubins that hold it
+    ptx_archs: tuple[int, ...]  # compute_XX of the PTX entries that hold it
+
+
+@dataclass(frozen=True)
+class BinaryModule:
+    """The device code of one ELF file (or one member of a static library)."""
+
+    origin: str  # "lib.a(k.o)" or "k.o"
+    images: tuple[DeviceImage, ...]
+    kernels: tuple[Kernel, ...]
+    linked_registrations: tuple[str, ...] = ()  # what an -rdc object registers through (host_object.py)
+
+    def ptx_images(self) -> list[DeviceImage]:
+        return [i for i in self.images if i.entry.kind == "ptx"]
+
+    def best_ptx(self) -> str | None:
+        """The PTX of the highest compute capability the file carries (nvcc embeds one by default)."""
+        ptx = sorted(self.ptx_images(), key=lambda i: i.entry.arch)
+        return ptx[-1].entry.ptx if ptx else None
+
+
+def read_binary(path: Path) -> list[BinaryModule]:
+    """Every file in `path` that carries CUDA device code (an archive gives one per member)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    try:
+        if is_archive(data):
+            modules = [module_of(m.data, f"{path}({m.name})") for m in read_archive(data)
+                       if m.data[:4] == b"\x7fELF"]
+            return [m for m in modules if m.images]
+        if data[:4] != b"\x7fELF":
+            raise InputError(f"{path}: neither an ELF file nor a static library")
+        module = module_of(data, str(path))
+        return [module] if module.images else []
+    except (ArchiveFormatError, HostObjectError, FatbinFormatError, CubinFormatError) as error:
+        raise InputError(f"{path}: {error}") from error
+
+
+def module_of(data: bytes, origin: str) -> BinaryModule:
+    host = read_host_object(data, origin)
+    images = [DeviceImage(section, index, entry)
+              for section, contents in host.cuda_fatbins
+              for index, container in enumerate(read_containers(contents))
+              for entry in container.entries]
+    return BinaryModule(origin, tuple(images), _kernels(images, host.functions), host.linked_registrations)
+
+
+def _kernels(images: list[DeviceImage], host_functions: frozenset[str]) -> tuple[Kernel, ...]:
+    described: dict[str, Kernel] = {}
+    sass: dict[str, list[int]] = {}
+    ptx: dict[str, list[int]] = {}
+    # Highest arch last, so its cubin's description wins (layouts agree; registers differ by arch).
+    for image in sorted(images, key=lambda i: i.entry.arch):
+        if image.entry.kind == "elf":
+            for k in read_cubin(image.entry.payload):
+                sass.setdefault(k.name, []).append(image.entry.arch)
+                described[k.name] = Kernel(k.name, None, k.params, k.param_size, k.shared_size, k.registers, (), ())
+        else:
+            for name in PTX_ENTRY.findall(image.entry.ptx):
+                ptx.setdefault(name, []).append(image.entry.arch)
+    names = list(dict.fromkeys([*described, *ptx]))
+    return tuple(
+        Kernel(name, name if name in host_functions else None,
+               *(_description(described.get(name))),
+               tuple(sorted(set(sass.get(name, [])))), tuple(sorted(set(ptx.get(name, [])))))
+        for name in names)
+
+
+def _description(kernel: Kernel | None) -> tuple[tuple[KernelParam, ...], int, int, int]:
+    if kernel is None:
+        return (), 0, 0, 0
+    return kernel.params, kernel.param_size, kernel.shared_size, kernel.registers
+
+
+def find_cuda_tool(name: str) -> Path:
+    """cuobjdump / nvdisasm: on PATH, from PyPI's nvidia-cuda-cuobjdump / -nvdisasm, or a CUDA install."""
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    spec = importlib.util.find_spec("nvidia")
+    package_dirs = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    for directory in [*(d / sub / "bin" for d in package_dirs for sub in ("cu13", "cu12", "cuda_cuobjdump",
+                                                                          "cuda_nvdisasm")), *CUDA_TOOL_DIRS]:
+        if (directory / name).exists():
+            return directory / name
+    raise ToolchainError(f"{name} not found: pip install nvidia-cuda-{name} (NVIDIA's PyPI package)")
+
+
+def sass_text(path: Path) -> str:
+    """The SASS of every cubin in `path`, as cuobjdump prints it."""
+    from cassc.toolchain import run
+
+    return run([str(find_cuda_tool("cuobjdump")), "-sass", str(path)]).stdout

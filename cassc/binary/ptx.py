@@ -1,0 +1,352 @@
+"""PTX text -> a small syntax tree: module variables, functions, and their statements.
+
+Only the structure is interpreted here (directives, declarations, labels, predicated instructions and
+their operands); what an instruction means is `lift.py`'s business. PTX is the virtual ISA nvcc embeds
+in every fatbin by default, so this is the front end that reads what nvcc wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cassc.errors import InputError
+
+STATE_SPACES = ("global", "shared", "const", "local", "param")
+
+
+class PtxSyntaxError(InputError):
+    pass
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A `.global/.const/.shared/.local/.param` declaration."""
+
+    space: str
+    type: str  # "b8", "u32", "f32"...
+    name: str
+    align: int
+    count: int | None  # array length; None for a scalar, 0 for `name[]` (dynamic shared memory)
+    init: tuple[str, ...] = ()  # initializer words
+    extern: bool = False
+    visible: bool = False
+
+    @property
+    def element_size(self) -> int:
+        return 1 if self.type == "pred" else int(re.sub(r"\D", "", self.type)) // 8
+
+    @property
+    def size(self) -> int:
+        return self.element_size * (self.count if self.count is not None else 1)
+
+
+@dataclass(frozen=True)
+class Instruction:
+    opcode: str  # "ld"
+    modifiers: tuple[str, ...]  # ("global", "nc", "f32")
+    operands: tuple[str, ...]  # raw operand text: "%f1", "[%rd2+4]", "{%r1, %r2}"
+    guard: str | None = None  # predicate register of `@%p1` / `@!%p1`
+    negated: bool = False
+    line: int = 0
+
+    @property
+    def text(self) -> str:
+        guard = f"@{'!' if self.negated else ''}{self.guard} " if self.guard else ""
+        return f"{guard}{'.'.join((self.opcode, *self.modifiers))} {', '.join(self.operands)}"
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+
+
+@dataclass(frozen=True)
+class Registers:
+    type: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    """`{ ... }` inside a function body (nvcc wraps each call sequence in one): its `.param`s are scoped."""
+
+    statements: tuple[Statement, ...]
+
+
+Statement = Instruction | Label | Registers | Variable | Block
+
+
+@dataclass
+class Function:
+    name: str
+    entry: bool  # a kernel (`.entry`), else a `.func`
+    params: list[Variable]
+    returns: list[Variable]
+    body: list[Statement] | None  # None for a prototype / `.extern .func`
+    visible: bool = False
+    max_threads: tuple[int, ...] = ()  # .maxntid / .reqntid
+
+
+@dataclass
+class PtxModule:
+    version: str = ""
+    target: str = ""
+    variables: list[Variable] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+
+    def function(self, name: str) -> Function | None:
+        defined = [f for f in self.functions if f.name == name and f.body is not None]
+        declared = [f for f in self.functions if f.name == name]
+        return (defined or declared or [None])[0]
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}();,]|[^\s{}();,]+')
+_DECL = re.compile(r"^(?P<name>[\w$.%]+?)(?:<(?P<regs>\d+)>)?(?:\[(?P<count>\d*)\])?$")
+
+
+def parse_ptx(text: str) -> PtxModule:
+    module = PtxModule()
+    tokens = _tokens(text)
+    position = 0
+    while position < len(tokens):
+        word, line = tokens[position]
+        if word == ".version":
+            module.version = tokens[position + 1][0]
+            position += 2
+        elif word == ".target":
+            end = _until(tokens, position, "\n")
+            module.target = " ".join(t for t, _ in tokens[position + 1:end] if t != ",")
+            position = end
+        elif word == ".address_size":
+            position += 2
+        elif word in (".file", ".loc", ".pragma", ".section"):
+            position = _until(tokens, position, "\n")
+        elif word in (".visible", ".extern", ".weak", ".common") or word in (".entry", ".func") or \
+                word.lstrip(".") in STATE_SPACES:
+            position = _declaration(module, tokens, position)
+        elif word == "\n":
+            position += 1
+        else:
+            raise PtxSyntaxError(f"PTX line {line}: unexpected '{word}' at module scope")
+    return module
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    tokens: list[tuple[str, int]] = []
+    for number, line in enumerate(_COMMENTS.sub(lambda m: "\n" * m.group().count("\n"), text).split("\n"), 1):
+        tokens += [(t, number) for t in _TOKEN.findall(line)]
+        tokens.append(("\n", number))
+    return tokens
+
+
+def _until(tokens: list[tuple[str, int]], position: int, stop: str) -> int:
+    while position < len(tokens) and tokens[position][0] != stop:
+        position += 1
+    return position
+
+
+def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int) -> int:
+    qualifiers = []
+    while tokens[position][0] in (".visible", ".extern", ".weak", ".common", "\n"):
+        if tokens[position][0] != "\n":
+            qualifiers.append(tokens[position][0])
+        position += 1
+    word, line = tokens[position]
+    if word in (".entry", ".func"):
+        return _function(module, tokens, position, qualifiers)
+    end = _until(tokens, position, ";")
+    variable = parse_variable([t for t, _ in tokens[position:end] if t != "\n"], line, qualifiers)
+    module.variables.append(variable)
+    return end + 1
+
+
+def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | list[str] = ()) -> Variable:
+    space = words[0].lstrip(".")
+    align = 0
+    rest = words[1:]
+    type_ = ""
+    name = ""
+    init: list[str] = []
+    index = 0
+    while index < len(rest):
+        word = rest[index]
+        if word == ".align":
+            align = int(rest[index + 1], 0)
+            index += 2
+            continue
+        if word == "=":
+            init = [w for w in rest[index + 1:] if w not in ("{", "}", ",")]
+            break
+        if word.startswith(".") and not type_ and word not in (".ptr", ".global", ".shared", ".const", ".local"):
+            if re.fullmatch(r"\.(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|b128)", word):
+                type_ = word[1:]
+            elif word.startswith((".v2", ".v4")):
+                raise PtxSyntaxError(f"PTX line {line}: vector variables ({word}) are not supported")
+        elif not word.startswith(".") and not name:
+            name = word
+        index += 1
+    match = _DECL.match(name)
+    if not type_ or not match:
+        raise PtxSyntaxError(f"PTX line {line}: cannot read the declaration '{' '.join(words)}'")
+    count = match.group("count")
+    return Variable(space, type_, match.group("name"), align or _natural_align(type_),
+                    None if count is None else int(count or 0), tuple(init),
+                    ".extern" in qualifiers, ".visible" in qualifiers)
+
+
+def _natural_align(type_: str) -> int:
+    return 1 if type_ == "pred" else max(1, int(re.sub(r"\D", "", type_) or 8) // 8)
+
+
+def _parameter_list(tokens: list[tuple[str, int]], position: int) -> tuple[list[Variable], int]:
+    """`( .param .u64 a, .param .align 8 .b8 b[24] )` -> the variables, and the position after `)`."""
+    assert tokens[position][0] == "("
+    params = []
+    words: list[str] = []
+    position += 1
+    while tokens[position][0] != ")":
+        word, line = tokens[position]
+        if word == ",":
+            params.append(parse_variable(words, line))
+            words = []
+        elif word != "\n":
+            words.append(word)
+        position += 1
+    if words:
+        params.append(parse_variable(words, tokens[position][1]))
+    return params, position + 1
+
+
+def _function(module: PtxModule, tokens: list[tuple[str, int]], position: int, qualifiers: list[str]) -> int:
+    entry = tokens[position][0] == ".entry"
+    position = _skip_newlines(tokens, position + 1)
+    returns: list[Variable] = []
+    if tokens[position][0] == "(":
+        returns, position = _parameter_list(tokens, position)
+        position = _skip_newlines(tokens, position)
+    name = tokens[position][0]
+    position = _skip_newlines(tokens, position + 1)
+    params: list[Variable] = []
+    if tokens[position][0] == "(":
+        params, position = _parameter_list(tokens, position)
+    function = Function(name, entry, params, returns, None, ".visible" in qualifiers)
+    while True:
+        position = _skip_newlines(tokens, position)
+        word = tokens[position][0]
+        if word in (".maxntid", ".reqntid"):
+            end = _until(tokens, position, "\n")
+            function.max_threads = tuple(int(t, 0) for t, _ in tokens[position + 1:end] if t != ",")
+            position = end
+        elif word in (".minnctapersm", ".maxnreg", ".maxnctapersm", ".noreturn", ".pragma", ".explicitcluster",
+                      ".reqnctapercluster", ".maxclusterrank"):
+            position = _until(tokens, position, "\n")
+        elif word == ";":
+            module.functions.append(function)
+            return position + 1
+        elif word == "{":
+            statements, position = _block(tokens, position + 1)
+            function.body = statements
+            module.functions.append(function)
+            return position
+        else:
+            raise PtxSyntaxError(f"PTX line {tokens[position][1]}: unexpected '{word}' after function {name}")
+
+
+def _skip_newlines(tokens: list[tuple[str, int]], position: int) -> int:
+    while position < len(tokens) and tokens[position][0] == "\n":
+        position += 1
+    return position
+
+
+def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement], int]:
+    """Statements up to the matching `}`; returns them and the position after it."""
+    statements: list[Statement] = []
+    while True:
+        position = _skip_newlines(tokens, position)
+        if position >= len(tokens):
+            raise PtxSyntaxError("PTX ends inside a function body")
+        word, line = tokens[position]
+        if word == "}":
+            return statements, position + 1
+        if word == "{":
+            inner, position = _block(tokens, position + 1)
+            statements.append(Block(tuple(inner)))
+            continue
+        if word == ".pragma":
+            position = _until(tokens, position, ";") + 1
+            continue
+        end = _until(tokens, position, ";")
+        if word.endswith(":") and not word.startswith("@"):
+            statements.append(Label(word[:-1]))
+            position += 1
+            continue
+        words = [t for t, _ in tokens[position:end] if t != "\n"]
+        position = end + 1
+        if word.startswith(".reg."):  # `.reg.b16 h;` (inline asm in CUDA headers writes it so)
+            words = [".reg", word[4:], *words[1:]]
+            word = ".reg"
+        if word == ".reg":
+            statements.append(_registers(words, line))
+        elif word.lstrip(".") in STATE_SPACES:
+            statements.append(parse_variable(words, line))
+        else:
+            statements.append(_instruction(words, line))
+
+
+def _registers(words: list[str], line: int) -> Registers:
+    type_ = next((w[1:] for w in words[1:] if w.startswith(".") and not w.startswith((".v2", ".v4"))), "")
+    names: list[str] = []
+    for word in words[1:]:
+        if word.startswith(".") or word == ",":
+            continue
+        match = _DECL.match(word)
+        if not match:
+            raise PtxSyntaxError(f"PTX line {line}: cannot read register declaration '{word}'")
+        if match.group("regs"):
+            names += [f"{match.group('name')}{i}" for i in range(int(match.group("regs")))]
+        else:
+            names.append(match.group("name"))
+    return Registers(type_, tuple(names))
+
+
+def _instruction(words: list[str], line: int) -> Instruction:
+    guard = None
+    negated = False
+    if words[0].startswith("@"):
+        guard = words[0][1:]
+        if guard.startswith("!"):
+            negated, guard = True, guard[1:]
+        words = words[1:]
+    opcode, *modifiers = words[0].split(".")
+    operands: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for word in words[1:]:
+        if word in ("{", "("):
+            depth += 1
+        elif word in ("}", ")"):
+            depth -= 1
+        if word == "," and depth == 0:
+            operands.append(" ".join(current))
+            current = []
+        else:
+            current.append(word)
+    if current:
+        operands.append(" ".join(current))
+    return Instruction(opcode, tuple(m for m in modifiers if m), tuple(operands), guard, negated, line)
+
+
+def function_text(text: str, name: str) -> str:
+    """The PTX text of function `name`: its directive line through its closing brace ("" if absent)."""
+    match = re.search(rf"^[^\n]*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?{re.escape(name)}\b", text, re.MULTILINE)
+    if not match:
+        return ""
+    body = text.find("{", match.end())
+    depth = 0
+    for position in range(body, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[position], 0)
+        if depth == 0:
+            return text[match.start():position + 1]
+    return text[match.start():]

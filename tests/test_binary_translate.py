@@ -1,0 +1,395 @@
+"""The binary path's translation: nvcc's PTX lifted to LLVM IR, compiled for gfx1100 (and back to NVPTX),
+validated against CUDA's parameter layout, and spliced into programs linked from nvcc-built objects."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from cassc.binary.codegen import data_layout, nvptx_assembly
+from cassc.binary.extract import read_binary
+from cassc.binary.lift import NVPTX, lift_module
+from cassc.binary.ptx import parse_ptx
+from cassc.binary.translate import translate
+from cassc.formats.code_object import code_object_target
+from cassc.repair.backends import Generation
+from cassc.toolchain import find_toolchain
+
+from conftest import gpu_targets, write
+
+NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+PTXAS = Path(NVCC).with_name("ptxas")
+pytestmark = pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
+
+KERNELS = r"""
+#include <cstdio>
+#include <cuda_fp16.h>
+__device__ __noinline__ float helper(float a, int b) { return a * b + 1.0f; }
+struct Pair { float x, y; };
+__device__ __noinline__ Pair swap(Pair p) { return Pair{p.y, p.x}; }
+__global__ void warp_reduce(const float *in, float *out, unsigned *bal, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.f;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  float w = __shfl_xor_sync(0xffffffff, v, 1) + __shfl_sync(0xffffffff, v, 3) + __shfl_up_sync(0xffffffff, v, 2, 16);
+  unsigned b = __ballot_sync(0xffffffff, in[i % n] > 0.5f);
+  if (__any_sync(0xffffffff, v > 1000.f) || __all_sync(0xffffffff, v < -1.f)) w += 1.f;
+  if ((threadIdx.x & 31) == 0) { atomicAdd(out, v + w * 0.f); bal[blockIdx.x] = b; }
+}
+__global__ void atomics(int *p, unsigned *u, float *f, unsigned long long *ull, double *d) {
+  atomicAdd(p, 1); atomicMax(p + 1, (int)threadIdx.x); atomicMin(p + 2, -(int)threadIdx.x);
+  atomicCAS(p + 3, 0, 7); atomicExch(p + 4, 9); atomicInc(u, 100u); atomicDec(u + 1, 5u);
+  atomicAnd(p + 5, 0xff); atomicOr(p + 6, 1 << (threadIdx.x % 31)); atomicXor(p + 7, 3);
+  atomicAdd(f, 0.5f); atomicAdd(ull, 2ull); atomicAdd(d, 1.0);
+}
+__global__ void mathk(const float *x, float *y, double *z, int *k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float a = x[i];
+  y[i] = sqrtf(a) + expf(a) + __expf(a) + sinf(a) + cosf(a) + logf(a + 1.f) + powf(a, 1.5f) + fminf(a, 0.3f)
+       + fmaxf(a, 0.7f) + rsqrtf(a + 1.f) + tanhf(a) + __fdividef(a, 3.f) + floorf(a * 10.f) + ceilf(a) + roundf(a)
+       + helper(a, i) + fabsf(-a) + erff(a) + atan2f(a, 2.f);
+  double da = a;
+  z[i] = sqrt(da) + exp(da) + log(da + 1.0) + sin(da) + da / 3.0 + fma(da, 2.0, 1.0);
+  int q = (int)(a * 1000.f);
+  k[i] = q / 7 + q % 5 + __popc(q) + __clz(q) + __brev(q) + (int)(unsigned)(a * 3e9f) + __ffs(q) + abs(q - 500)
+       + min(q, 10) + max(q, 3) + (q >> 3) + ((unsigned)q >> 5) + __float2int_rn(a * 7.5f) + __mul24(q, 3)
+       + (int)__umulhi((unsigned)q, 0x9e3779b9u) + __byte_perm(q, i, 0x5140);
+  Pair p = swap(Pair{a, 2.f * a});
+  y[i] += p.x - p.y;
+  __half h = __float2half(a);
+  y[i] += __half2float(__hadd(h, h));
+}
+__global__ void local_and_2d(float *out, int w) {
+  float tmp[16];
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  for (int j = 0; j < 16; j++) tmp[j] = x * j + y;
+  out[y * w + x] = tmp[(x + y) % 16] + gridDim.x + gridDim.y * 2 + blockDim.z;
+}
+extern __shared__ float dyn[];
+__global__ void dynamic_shared(float *out) {
+  dyn[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = dyn[blockDim.x - 1 - threadIdx.x];
+  __threadfence();
+}
+__global__ void printer(int v) { printf("v=%d\n", v); }
+"""
+TRANSLATED = {"_Z11warp_reducePKfPfPji", "_Z7atomicsPiPjPfPyPd", "_Z5mathkPKfPfPdPii", "_Z12local_and_2dPfi",
+              "_Z14dynamic_sharedPf"}
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("many")
+    write(directory / "many.cu", KERNELS)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "many.cu", "-o", "many.o"], cwd=directory, check=True)
+    return directory / "many.o"
+
+
+def test_compute_kernels_translate_to_validated_gfx1100_code(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    translation = translate(module, tmp_path, find_toolchain().lld)
+    assert code_object_target(translation.code_object) == "gfx1100"
+    kernels = {k.name: k for k in translation.kernels}
+    assert set(kernels) == TRANSLATED
+    recorded = {k.name: k for k in module.kernels}
+    for name, kernel in kernels.items():  # translate() checked these; the test says what they are
+        assert kernel.kernarg_size == kernel.param_size == recorded[name].param_size
+        assert kernel.param_offsets == tuple(p.offset for p in recorded[name].params)
+        assert kernel.host_stub == name
+    assert kernels["_Z12local_and_2dPfi"].scratch_size >= 64  # float tmp[16]
+    assert "__cudart_i2opi_f" in translation.variables  # libdevice's tables travel with the code
+
+
+def test_an_untranslatable_kernel_is_named_with_its_instruction(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    failures = translate(module, tmp_path, find_toolchain().lld).failures
+    assert list(failures) == ["_Z7printeri"]
+    assert "kernel _Z7printeri: call to vprintf" in failures["_Z7printeri"]
+    assert "PTX line" in failures["_Z7printeri"]
+
+
+@pytest.mark.skipif(not PTXAS.exists(), reason="ptxas is not installed")
+def test_the_same_ir_lowered_to_nvptx_assembles_with_ptxas(many: Path, tmp_path: Path) -> None:
+    (module,) = read_binary(many)
+    lifted = lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX))
+    assert set(lifted.kernels) == TRANSLATED
+    ptx = tmp_path / "round-trip.ptx"
+    ptx.write_text(nvptx_assembly(lifted.ir))
+    subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "round-trip.cubin")], check=True)
+
+
+VENDOR = r"""
+__constant__ float scale[1];
+__device__ int launches;
+__global__ void saxpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i] * scale[0];
+  if (i == 0) atomicAdd(&launches, 1);
+}
+extern "C" float vendor_run(int n) {
+  float *x, *y, s = 2.0f;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  cudaMemcpyToSymbol(scale, &s, sizeof(float));
+  saxpy<<<(n + 255) / 256, 256>>>(3.0f, x, y, n);
+  float first;
+  cudaMemcpy(&first, y, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(x);
+  cudaFree(y);
+  return first;
+}
+"""
+
+
+def test_nvcc_built_static_library_relinks_into_a_gfx1100_program(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "vendor.cu", "-o", "vendor.o"], cwd=tmp_path, check=True)
+    subprocess.run(["ar", "rcs", "libvendor.a", "vendor.o"], cwd=tmp_path, check=True)
+    write(tmp_path / "main.cpp", '#include <cstdio>\nextern "C" float vendor_run(int);\n'
+                                 'int main() { std::printf("%f\\n", vendor_run(1000)); }\n')
+    result = cassc("main.cpp", "-L.", "-lvendor", "-o", "app")
+    assert "cassc: translated libvendor.a(vendor.o): 1 kernel(s) from PTX compute_86 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    cuda_names = [line.split()[-1] for line in undefined.splitlines() if "cuda" in line.lower()]
+    assert cuda_names == [], "every CUDA entry point nvcc's code calls is the shim's or a jump to HIP"
+    assert "hipModuleLaunchKernel" in undefined
+
+
+def test_nvcc_built_objects_link_like_nvcc_links_them(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", VENDOR)
+    write(tmp_path / "b.cu", 'extern "C" float vendor_run(int);\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n'
+                             'int main() { int *p; cudaMalloc(&p, 128); k<<<1, 32>>>(p); return vendor_run(10) > 0; }\n')
+    for name in ("a", "b"):
+        subprocess.run([NVCC, "-arch=sm_80", "-c", f"{name}.cu", "-o", f"{name}.o"], cwd=tmp_path, check=True)
+    result = cassc("a.o", "b.o", "-o", "app")
+    assert result.stderr.count("translated") == 2
+    assert gpu_targets(tmp_path / "app") == ["gfx1100", "gfx1100"]  # one code object per nvcc object
+
+
+def test_sass_only_objects_get_a_clear_message(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", "__global__ void k(int *p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "sass.o"], cwd=tmp_path,
+                   check=True)
+    result = cassc("sass.o", "-o", "app", check=False)
+    assert result.returncode == 1 and "sass.o carries only SASS (no PTX)" in result.stderr
+    assert not (tmp_path / "app").exists()
+
+
+def test_untranslatable_kernels_stop_the_link_with_the_reason(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n'
+                             "int main() { k<<<1, 1>>>(1); }\n")
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
+    result = cassc("p.o", "-o", "app", check=False)
+    assert result.returncode == 1 and "kernel _Z1ki: call to vprintf" in result.stderr
+
+
+HAND_WRITTEN_PTX = """
+.version 9.0
+.target sm_86
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u8 flag)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<9>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [p];
+	ld.param.u8 %r8, [flag];
+	mov.u32 %r1, WARP_SZ;
+	{.reg.b16 h, l;
+	mov.b32 {l, h}, 65539;
+	cvt.u32.u16 %r2, h;}
+	lop3.b32 %r3, %r1, %r2, %r8, 0x8E;
+	add.cc.u32 %r4, %r3, -1;
+	addc.u32 %r5, %r1, 0;
+	mad.lo.cc.u32 %r6, %r4, %r5, %r3;
+	madc.hi.u32 %r7, %r4, %r5, 0;
+	setp.ne.s32 %p1, %r7, 0;
+	@%p1 st.global.u32 [%rd1], %r6;
+	bfind.shiftamt.u32 %r6, %r6;
+	st.global.u32 [%rd1+4], %r6;
+	{add.f16x2 %r7,%r6,%r5;
+}
+	fma.rn.f16x2 %r7, %r7, %r6, %r5;
+	set.gt.f16x2.f16x2 %r7, %r7, %r6;
+	set.gt.u32.f16x2 %r6, %r7, %r5;
+	st.global.u32 [%rd1+8], %r7;
+	st.global.u32 [%rd1+12], %r6;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["amdgpu", "nvptx"])
+def test_hand_written_ptx_constructs_lift_for_both_targets(target: str, tmp_path: Path) -> None:
+    from cassc.binary.codegen import amdgpu_assembly
+    from cassc.binary.lift import AMDGPU
+
+    chosen = AMDGPU if target == "amdgpu" else NVPTX
+    lifted = lift_module(parse_ptx(HAND_WRITTEN_PTX), chosen, data_layout(chosen))
+    assert lifted.kernels == ["k"] and not lifted.failures
+    assembly = amdgpu_assembly(lifted.ir) if target == "amdgpu" else nvptx_assembly(lifted.ir)
+    if target == "amdgpu":
+        assert ".amdhsa_kernarg_size 12" in assembly  # 9 bytes of CUDA parameters, rounded up to 4
+        assert "v_pk_add_f16" in assembly and "v_pk_fma_f16" in assembly  # packed halves stay packed floats
+    else:
+        assert "add.rn.f16x2" in assembly or "add.f16x2" in assembly
+
+
+def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", "__device__ float twice(float x) { return 2.0f * x; }\n"
+                             "__device__ float table[4] = {1, 2, 3, 4};\n")
+    write(tmp_path / "b.cu", "extern __device__ float twice(float x);\nextern __device__ float table[4];\n"
+                             "__global__ void k(float *out) { out[threadIdx.x] = twice(table[threadIdx.x % 4]); }\n"
+                             "int main() { float *o; cudaMalloc(&o, 128); k<<<1, 32>>>(o); }\n")
+    for name in ("a", "b"):
+        subprocess.run([NVCC, "-arch=sm_86", "-rdc=true", "-c", f"{name}.cu", "-o", f"{name}.o"], cwd=tmp_path,
+                       check=True)
+    result = cassc("a.o", "b.o", "-o", "app")
+    assert "cassc: translated a.o + b.o: 1 kernel(s)" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "cuda" not in undefined.lower()  # __cudaRegisterLinkedBinary_<id> included: the splice defines them
+
+
+PRINTER = '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\nint main() { k<<<1, 1>>>(1); }\n'
+EMPTY_KERNEL = """\
+.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
+.amdhsa_code_object_version 5
+.text
+.globl _Z1ki
+.p2align 8
+.type _Z1ki,@function
+_Z1ki:
+  s_endpgm
+.Lend:
+.size _Z1ki, .Lend-_Z1ki
+.rodata
+.p2align 6
+.amdhsa_kernel _Z1ki
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 4
+  .amdhsa_wavefront_size32 1
+  .amdhsa_next_free_vgpr 1
+  .amdhsa_next_free_sgpr 2
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.kernels:
+  - .name: _Z1ki
+    .symbol: _Z1ki.kd
+    .kernarg_segment_size: 4
+    .kernarg_segment_align: 4
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 32
+    .sgpr_count: 2
+    .vgpr_count: 1
+    .max_flat_workgroup_size: 1024
+    .args:
+      - { .size: 4, .offset: 0, .value_kind: by_value }
+...
+.end_amdgpu_metadata
+"""
+
+
+@dataclass
+class AssemblyAnswer:
+    """A model backend that answers with fixed text, in CASS's answer shape."""
+
+    code: str
+    name: str = "fixed assembly"
+    prompt_format: str = "cass-assembly"
+    identity: str = "fixed-assembly"
+    prompts: list[str] = field(default_factory=list)
+
+    def generate(self, prompt: str, max_tokens: int, on_token) -> Generation:  # type: ignore[no-untyped-def]
+        self.prompts.append(prompt)
+        return Generation(f"```amd\n{self.code}```\n", 1, 0.01, 0.0, 0.0, False)
+
+
+@pytest.mark.parametrize("answer, accepted", [(EMPTY_KERNEL, True),
+                                              (EMPTY_KERNEL.replace("kernarg_size 4", "kernarg_size 16"), False),
+                                              ("v_bogus_instruction v0\n", False)])
+def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Path, answer: str,
+                                                                     accepted: bool) -> None:
+    from cassc.binary.fallback import Fallback
+    from cassc.binary.translate import translate_group
+
+    write(tmp_path / "p.cu", PRINTER)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "p.o")
+    backend = AssemblyAnswer(answer)
+    toolchain = find_toolchain()
+    translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
+                                  fallback=Fallback(lambda: backend, 256, toolchain.clang))
+    (prompt,) = backend.prompts
+    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    if accepted:
+        (kernel,) = translation.kernels
+        assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
+        assert code_object_target(translation.model_code_objects["_Z1ki"]) == "gfx1100"
+    else:
+        assert translation.kernels == []
+        assert "call to vprintf" in translation.failures["_Z1ki"]
+        assert "the model's answer was not used: " in translation.failures["_Z1ki"]
+
+
+DEVICE_PROP_FIELDS = ("name", "uuid", "totalGlobalMem", "sharedMemPerBlock", "regsPerBlock", "warpSize", "memPitch",
+                      "maxThreadsPerBlock", "maxThreadsDim", "maxGridSize", "totalConstMem", "major", "minor",
+                      "textureAlignment", "multiProcessorCount", "maxTexture3D", "surfaceAlignment",
+                      "concurrentKernels", "pciBusID", "memoryBusWidth", "l2CacheSize", "maxThreadsPerMultiProcessor",
+                      "sharedMemPerMultiprocessor", "managedMemory", "cooperativeLaunch", "sharedMemPerBlockOptin",
+                      "maxBlocksPerMultiProcessor", "reservedSharedMemPerBlock", "gpuDirectRDMAFlushWritesOptions",
+                      "memoryPoolSupportedHandleTypes", "gpuPciSubsystemID", "reserved")
+
+
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+
+@pytest.mark.skipif(not (CUDA_INCLUDE / "cuda_runtime_api.h").exists(), reason="NVIDIA's CUDA headers are not installed")
+def test_the_shims_cuda_device_prop_has_cudas_layout(tmp_path: Path) -> None:
+    """cudaGetDeviceProperties fills nvcc-built code's cudaDeviceProp: every offset as in NVIDIA's header."""
+    from cassc.toolkit import SHIMS_DIR
+
+    printer = "".join(f'std::printf("{f} %zu\\\\n", offsetof(T, {f}));' for f in DEVICE_PROP_FIELDS)
+    printer += 'std::printf("sizeof %zu\\\\n", sizeof(T));'
+    write(tmp_path / "cuda.cpp", "#include <cstdio>\n#include <cstddef>\n#include <cuda_runtime_api.h>\n"
+                                 f"using T = cudaDeviceProp;\nint main() {{ {printer} }}\n")
+    write(tmp_path / "shim.cpp", f'#include "{SHIMS_DIR / "runtime" / "cassc_cudart.cpp"}"\n'
+                                 f"using T = cassc_cuda_device_prop;\nint main() {{ {printer} }}\n")
+    toolchain = find_toolchain()
+    outputs = []
+    for name, flags in (("cuda", [f"-I{CUDA_INCLUDE}"]),
+                        ("shim", ["-D__HIP_PLATFORM_AMD__", f"-I{toolchain.hip_include_dir.parent}",
+                                  f"-L{toolchain.hip_lib_dir}", "-lamdhip64"])):
+        subprocess.run([str(toolchain.clang), "-std=c++17", f"{name}.cpp", *flags, "-o", name], cwd=tmp_path,
+                       check=True)
+        outputs.append(subprocess.run([f"./{name}"], cwd=tmp_path, capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.skipif(not (CUDA_INCLUDE / "driver_types.h").exists(), reason="NVIDIA's CUDA headers are not installed")
+def test_the_shims_device_attribute_numbers_are_cudas() -> None:
+    """cudaDeviceGetAttribute receives CUDA's numbers: each one the shim maps means that attribute in CUDA."""
+    import re
+
+    from cassc.toolkit import SHIMS_DIR
+
+    cuda = dict(re.findall(r"cudaDevAttr(\w+)\s*=\s*(\d+)", (CUDA_INCLUDE / "driver_types.h").read_text()))
+    shim = (SHIMS_DIR / "runtime" / "cassc_cudart.cpp").read_text()
+    pairs = re.findall(r"\{(\d+), hipDeviceAttribute(\w+)\}", shim)
+    renamed = {"Multiprocessor" + "Count": "MultiProcessorCount", "MemoryBusWidth": "GlobalMemoryBusWidth",
+               "SharedMemPerBlockOptin": "MaxSharedMemoryPerBlockOptin"}
+    assert len(pairs) > 20
+    for number, hip_name in pairs:
+        assert cuda[renamed.get(hip_name, hip_name)] == number, hip_name
