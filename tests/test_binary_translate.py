@@ -393,3 +393,14 @@ def test_the_shims_device_attribute_numbers_are_cudas() -> None:
     assert len(pairs) > 20
     for number, hip_name in pairs:
         assert cuda[renamed.get(hip_name, hip_name)] == number, hip_name
+
+
+def test_a_code_object_kernel_must_match_cudas_parameters_and_fit_the_lds() -> None:
+    from cassc.formats.code_object import KernelDescriptor
+
+    def kernel(kernarg: int, lds: int) -> KernelDescriptor:
+        return KernelDescriptor("k", lds_size=lds, scratch_size=0, kernarg_size=kernarg, vgprs=8, sgprs=8)
+
+    assert kernel(12, 1024).mismatch_with_cuda(9) is None  # rounded up to 4 bytes
+    assert "16 bytes of kernel arguments on gfx1100 but 9 on CUDA" in kernel(16, 0).mismatch_with_cuda(9)
+    assert "70000 bytes of shared memory" in kernel(12, 70000).mismatch_with_cuda(12)

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 CASS_ASSEMBLY_OPENING = "Convert the following CUDA SASS assembly to AMD GPU (RDNA3, gfx1100) assembly:"
 MAX_CODE_CHARS = 48 * 1024  # the kernel's SASS or PTX in the prompt; a longer kernel is not asked
-GFX1100_LDS_BYTES = 65536
-
 
 
 @dataclass(frozen=True)
@@ -106,9 +104,7 @@ def ask_for_kernel(fallback: Fallback, module: BinaryModule, kernel: str, ptx_fu
     descriptor = kernel_descriptors(alone.read_bytes()).get(kernel)
     if descriptor is None:
         raise AnswerRejected(f"it defines no kernel named {kernel} (with a {kernel}.kd descriptor)")
-    if not param_size <= descriptor.kernarg_size <= -(-param_size // 4) * 4:
-        raise AnswerRejected(f"its kernel takes {descriptor.kernarg_size} bytes of arguments; CUDA passes "
-                             f"{param_size}")
-    if descriptor.lds_size > GFX1100_LDS_BYTES:
-        raise AnswerRejected(f"it needs {descriptor.lds_size} bytes of LDS")
+    mismatch = descriptor.mismatch_with_cuda(param_size)
+    if mismatch:
+        raise AnswerRejected(f"its kernel {mismatch}")
     return ModelKernel(kernel, backend.name, alone.read_bytes(), descriptor)

@@ -20,8 +20,6 @@ from cassc.errors import CompileError, InputError
 from cassc.formats.code_object import code_object_target, kernel_descriptors
 from cassc.repair.prompt import AnswerRejected
 
-GFX1100_LDS_BYTES = 65536
-
 
 @dataclass(frozen=True)
 class TranslatedKernel:
@@ -132,13 +130,9 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
         descriptor = descriptors.get(name)
         if descriptor is None:
             raise CompileError(f"{origin}: the gfx1100 code object lacks kernel {name}")
-        # The code object rounds its kernarg segment up to 4 bytes; the parameters' offsets are CUDA's.
-        if not param_size <= descriptor.kernarg_size <= -(-param_size // 4) * 4:
-            raise CompileError(f"{origin}: kernel {name} takes {descriptor.kernarg_size} bytes of kernel "
-                               f"arguments on gfx1100 but {param_size} on CUDA (a cassc bug, please report it)")
-        if descriptor.lds_size > GFX1100_LDS_BYTES:
-            raise CompileError(f"{origin}: kernel {name} needs {descriptor.lds_size} bytes of shared memory; "
-                               f"a gfx1100 workgroup has {GFX1100_LDS_BYTES}")
+        mismatch = descriptor.mismatch_with_cuda(param_size)
+        if mismatch:
+            raise CompileError(f"{origin}: kernel {name} {mismatch}")
         kernels.append(TranslatedKernel(name, cubin.host_stub if cubin else None, offsets, sizes, param_size,
                                         descriptor.kernarg_size, descriptor.lds_size, descriptor.scratch_size,
                                         descriptor.vgprs, descriptor.sgprs,

@@ -52,6 +52,9 @@ KERNEL_DESCRIPTOR = Struct(
 WAVEFRONT_SIZE32 = 1 << 10
 
 
+GFX1100_LDS_BYTES = 65536  # shared memory (LDS) of one workgroup
+
+
 @dataclass(frozen=True)
 class KernelDescriptor:
     name: str
@@ -64,6 +67,15 @@ class KernelDescriptor:
     @property
     def symbol(self) -> str:
         return f"{self.name}.kd"
+
+    def mismatch_with_cuda(self, param_size: int) -> str | None:
+        """Why this kernel cannot stand for a CUDA kernel taking `param_size` bytes of parameters, or None.
+        The code object rounds its kernarg segment up to 4 bytes; the parameters' offsets are CUDA's."""
+        if not param_size <= self.kernarg_size <= -(-param_size // 4) * 4:
+            return f"takes {self.kernarg_size} bytes of kernel arguments on gfx1100 but {param_size} on CUDA"
+        if self.lds_size > GFX1100_LDS_BYTES:
+            return f"needs {self.lds_size} bytes of shared memory; a gfx1100 workgroup has {GFX1100_LDS_BYTES}"
+        return None
 
 
 def kernel_descriptors(data: bytes) -> dict[str, KernelDescriptor]:
