@@ -69,9 +69,11 @@ def install(mirror: str | None = None) -> Path:
     try:
         for package in PACKAGES:
             _unpack_headers(_fetch(package, mirror), package, staging / "include")
-        staging.rename(target.parent)
-    except FileExistsError:
-        pass  # another cassc installed the same set meanwhile
+        try:
+            staging.rename(target.parent)
+        except OSError:
+            if not installed_include_dir():  # else another cassc installed the same set meanwhile
+                raise ToolchainError(f"could not install the hipCUB/rocThrust headers into {target.parent}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
