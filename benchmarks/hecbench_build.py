@@ -138,7 +138,9 @@ def pack_sources(hecbench: Path, tarball: Path) -> None:
              *(p for d in sorted(directories) for p in sorted(d.rglob("*")) if is_build_input(p))]
     listing = tarball.with_suffix(".list")
     listing.write_text("".join(f"{path.relative_to(hecbench)}\n" for path in files))
-    subprocess.run(["tar", "-C", str(hecbench), "-cJf", str(tarball), "-T", str(listing)], check=True)
+    partial = tarball.with_name(tarball.name + ".partial")  # a stopped run leaves no tarball to trust
+    subprocess.run(["tar", "-C", str(hecbench), "-cJf", str(partial), "-T", str(listing)], check=True)
+    partial.replace(tarball)
     listing.unlink()
     print(f"{tarball}: {len(files)} files, {tarball.stat().st_size / 2**20:.1f} MiB", file=sys.stderr)
 
