@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -350,6 +351,32 @@ DEVICE_LINK_STUB = """\
 """
 
 
+# Under -fgpu-rdc clang gives a file-scope static __device__/__constant__ variable that host code uses
+# (cudaMemcpyToSymbol) a unique name, `<name>.static.<cuid>`, so the runtime can find it in the linked
+# code object. Clang 19 decides this only when it meets the host use: a kernel emitted earlier in the
+# file (kernels in a header, main() below) still refers to `<name>`, declared external, and the device
+# link fails with an undefined symbol. Such a declaration can only mean this file's own variable (`_ZL`
+# is C++'s mangling for internal linkage), so the uses are pointed at the renamed definition.
+EXTERNALIZED_STATIC_MARK = b".static."
+_EXTERNAL_STATIC = re.compile(r"^@(_ZL[\w.$]+) = external (?:[a-z_]+ )*(?:addrspace\(\d+\) )?global .*$", re.MULTILINE)
+
+
+def _resolve_externalized_statics(bitcode: Path, runner: Runner) -> None:
+    text = runner.run([str(runner.toolchain.llvm_dis), "-o", "-", str(bitcode)], what="reading device bitcode")
+    changed = text
+    for declaration in _EXTERNAL_STATIC.finditer(text):
+        name = declaration.group(1)
+        renamed = re.search(rf"^@({re.escape(name)}\.static\.[0-9a-f]+) = ", text, re.MULTILINE)
+        if renamed is None:
+            continue
+        changed = changed.replace(declaration.group(0) + "\n", "")
+        changed = re.sub(rf"@{re.escape(name)}(?![\w.$])", f"@{renamed.group(1)}", changed)
+    if changed != text:
+        source = bitcode.with_suffix(".ll")
+        source.write_text(changed)
+        runner.run([str(runner.toolchain.llvm_as), "-o", str(bitcode), str(source)], what="writing device bitcode")
+
+
 def needs_device_link(objects: list[HostObject]) -> bool:
     defined = {name for o in objects for name in o.defined_fatbins}
     return any(name not in defined for o in objects for name in o.undefined_fatbins)
@@ -378,6 +405,8 @@ def device_link(objects: list[tuple[str, HostObject]], offload_archs: tuple[str,
                                          f"--cassc-offload-arch={','.join(offload_archs)}")
                 path = work_dir / f"device-{arch}-{index}.bc"
                 path.write_bytes(o.device_sections[triple])
+                if EXTERNALIZED_STATIC_MARK in o.device_sections[triple]:
+                    _resolve_externalized_statics(path, runner)
                 inputs.append(str(path))
             code_object = work_dir / f"device-{arch}.hsaco"
             runner.run([str(runner.toolchain.lld), "-m", "elf64_amdgpu", "--no-undefined", "-shared",
@@ -424,6 +453,12 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]
     if toolchain.kind == "rocm":
         flags.append(f"-Wl,-rpath,{toolchain.hip_lib_dir}")
+    if toolchain.openmp_runtime:
+        # Host code was compiled by clang: -fopenmp there means libomp, whatever links (g++ -fopenmp
+        # brings libgomp, which lacks __kmpc_*). As needed: a program without OpenMP does not depend on it.
+        flags += ["-Wl,--push-state,--as-needed", str(toolchain.openmp_runtime), "-Wl,--pop-state"]
+        if toolchain.kind == "rocm":
+            flags.append(f"-Wl,-rpath,{toolchain.openmp_runtime.parent}")
     flags.append("-Wno-unused-command-line-argument")
     return flags
 

@@ -53,6 +53,13 @@ class Toolchain:
         """Where the ROCm libraries' headers live (hiprand/, hipsparse/, rocprim/...)."""
         return (*self.header_library_dirs, self.hip_include_dir.parent)
 
+    @property
+    def openmp_runtime(self) -> Path | None:
+        """The OpenMP runtime of this clang (libomp, beside its lib/): host code compiled with -fopenmp
+        calls its `__kmpc_*` entry points, which GCC's libgomp lacks."""
+        library = self.clang.resolve().parent.parent / "lib" / "libomp.so"
+        return library if library.exists() else None
+
     def identity(self) -> str:
         """Changes whenever a different compiler or HIP would produce different objects."""
         parts = [self.kind, str(self.clang.resolve()), self.hip_version, *map(str, self.header_library_dirs)]

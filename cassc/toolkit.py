@@ -8,12 +8,13 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     lib64/libcuda.so.1                 libamdhip64 exports is a jump to it (runtime.tsv, driver.tsv)
     lib64/libcudart.so               linker scripts: the HIP runtime, plus the library above as needed
     lib64/stubs/libcuda.so
-    lib64/libcudart_static.a         the jumps as an archive; libcudadevrt.a is empty (device code is linked
+    lib64/libcudart_static.a         a linker script: libcassc_cudart_jumps.a, the jumps as an archive (and
+    lib64/libcassc_cudart_jumps.a      libomp as needed); libcudadevrt.a is empty (device code is linked
     lib64/libcudadevrt.a               by cassc's device link)
     lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
     lib64/libcassc_cudart.a          the runtime of nvcc-built objects (the binary path): the shim
                                        (registration and launch ABI on HIP's module API) and the jumps
-                                       of libcudart_static.a for every name the shim does not define
+                                       of libcassc_cudart_jumps.a for every name the shim does not define
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
@@ -44,6 +45,7 @@ from cassc.toolchain import Toolchain, run
 SHIMS_DIR = Path(__file__).resolve().parent.parent / "shims"
 CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
+CUDART_STATIC_ARCHIVE = "libcassc_cudart_jumps.a"
 SHIM_RUNTIME = "libcassc_cudart.a"
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
 # only __device__ functions too, so a host compile loses nothing without them.
@@ -190,9 +192,12 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     cudart_object = _assemble(jump_table(runtime), work / "cudart.o", toolchain)
     _shared_library(cudart_object, lib64 / CUDART_SONAME, toolchain)
     _shared_library(_assemble(jump_table(driver), work / "cuda.o", toolchain), lib64 / CUDA_DRIVER_SONAME, toolchain)
-    run([str(toolchain.archiver), "qc", str(lib64 / "libcudart_static.a"), str(cudart_object)])
+    run([str(toolchain.archiver), "qc", str(lib64 / CUDART_STATIC_ARCHIVE), str(cudart_object)])
     run([str(toolchain.archiver), "qc", str(lib64 / "libcudadevrt.a")])
-    (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDART_SONAME))
+    openmp = (toolchain.openmp_runtime,) if toolchain.openmp_runtime else ()
+    (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDART_SONAME, *openmp))
+    (lib64 / "libcudart_static.a").write_text(
+        static_linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, *openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDA_DRIVER_SONAME))
     _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
@@ -242,11 +247,21 @@ def jump_table(renames: list[tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def linker_script(hip_runtime: Path, cuda_named: Path) -> str:
+def linker_script(hip_runtime: Path, cuda_named: Path, *also_as_needed: Path) -> str:
     """What `-lcudart` / `-lcuda` link: the HIP runtime (code built with the shim headers calls it
-    directly) and, only if something calls a CUDA-named entry point, the library of jumps."""
+    directly) and, only if something calls a CUDA-named entry point, the library of jumps. libcudart
+    also brings clang's OpenMP runtime as needed: a link by g++ (CMake's CUDA link) of host code that
+    cassc compiled with -fopenmp needs libomp, and every CUDA link names cudart."""
+    as_needed = " ".join(map(str, (cuda_named, *also_as_needed)))
     return ("/* cassc: the CUDA runtime is the HIP runtime (GNU ld linker script, as glibc's libc.so) */\n"
-            f"GROUP ( {hip_runtime} AS_NEEDED ( {cuda_named} ) )\n")
+            f"GROUP ( {hip_runtime} AS_NEEDED ( {as_needed} ) )\n")
+
+
+def static_linker_script(archive: Path, *also_as_needed: Path) -> str:
+    """What `-lcudart_static` (CMake's default CUDA runtime) links: the archive of jumps, and clang's
+    OpenMP runtime as needed, for the reason linker_script gives."""
+    as_needed = f" AS_NEEDED ( {' '.join(map(str, also_as_needed))} )" if also_as_needed else ""
+    return f"/* cassc: the static CUDA runtime (GNU ld linker script) */\nGROUP ( {archive}{as_needed} )\n"
 
 
 def _assemble(assembly: str, output: Path, toolchain: Toolchain) -> Path:

@@ -110,3 +110,23 @@ def test_ccbin_host_compiler_links(cassc, tmp_path: Path) -> None:
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
     missing = cassc("-ccbin", "/nonexistent/g++", "k.cu", "-o", "app2", check=False)
     assert missing.returncode == 1 and "-ccbin" in missing.stderr and not (tmp_path / "app2").exists()
+
+
+STATIC_CONSTANT_HEADER = """\
+#pragma once
+__constant__ static char table[4];
+template <int N> __global__ void lookup(char* out) { out[threadIdx.x] = table[threadIdx.x] * N; }
+"""
+
+
+def test_rdc_static_constant_in_a_header_used_by_host_and_kernels(cassc, tmp_path: Path) -> None:
+    # Kernels above the host's cudaMemcpyToSymbol: clang 19 renames the variable for the runtime only
+    # after it has emitted the kernels' references (EXTERNALIZED_STATIC_MARK in stages.py).
+    write(tmp_path / "table.cuh", STATIC_CONSTANT_HEADER)
+    for name in ("a", "b"):  # one static variable per file, both in one device link
+        write(tmp_path / f"{name}.cu", '#include "table.cuh"\n'
+              f'template __global__ void lookup<{len(name)}>(char*);\n'
+              f'void fill_{name}() {{ char h[4] = {{1, 2, 3, 4}}; cudaMemcpyToSymbol(table, h, 4); }}\n')
+    write(tmp_path / "main.cu", "void fill_a(); void fill_b();\nint main() { fill_a(); fill_b(); return 0; }\n")
+    cassc("-rdc=true", "a.cu", "b.cu", "main.cu", "-o", "app")
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]

@@ -115,3 +115,39 @@ def test_a_changed_version_gets_a_new_tree_and_keeps_the_old(cassc, data_dir: Pa
     assert "12040" in (data_dir / "toolkit" / "include" / "cassc_cuda_names.h").read_text()
     cassc("env")  # back to the default: the link moves, the tree is reused
     assert os.readlink(data_dir / "toolkit") == before
+
+
+OPENMP_PROGRAM = """\
+#include <cuda_runtime.h>
+#include <omp.h>
+#include <cstdio>
+
+__global__ void noop() {}
+
+int main() {
+  int sum = 0;
+  #pragma omp parallel for reduction(+:sum) num_threads(2)
+  for (int i = 1; i <= 100; i++) sum += i;
+  std::printf("sum %d threads %d\\n", sum, omp_get_max_threads() > 0);
+  return 0;
+}
+"""
+
+
+def test_openmp_host_code_links_with_gcc_as_cmake_links_it(cassc, toolkit: Path, tmp_path: Path) -> None:
+    # CMake compiles with `nvcc -Xcompiler=-fopenmp` and links with `g++ ... libcudart.so -fopenmp`: g++
+    # brings libgomp, while cassc's clang-compiled host code calls libomp's __kmpc_* entry points.
+    source = write(tmp_path / "omp.cu", OPENMP_PROGRAM)
+    obj = tmp_path / "omp.o"
+    cassc("-Xcompiler=-fopenmp", "-c", str(source), "-o", str(obj))
+    by_gcc = tmp_path / "by_gcc"
+    subprocess.run(["g++", str(obj), str(toolkit / "lib64" / "libcudart.so"), "-fopenmp", "-o", str(by_gcc)],
+                   check=True, capture_output=True, text=True)
+    assert run_program(by_gcc).stdout == "sum 5050 threads 1\n"
+    static = tmp_path / "static"  # CMake's default runtime: -lcudart_static, HIP from the implicit libraries
+    subprocess.run(["g++", str(obj), f"-L{toolkit}/lib64", "-lcudadevrt", "-lcudart_static", "-lamdhip64", "-fopenmp",
+                    "-o", str(static)], check=True, capture_output=True, text=True)
+    assert run_program(static).stdout == "sum 5050 threads 1\n"
+    by_cassc = tmp_path / "by_cassc"
+    cassc("-ccbin", "g++", "-Xcompiler", "-fopenmp", str(obj), "-o", str(by_cassc))
+    assert run_program(by_cassc).stdout == "sum 5050 threads 1\n"
