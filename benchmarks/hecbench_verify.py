@@ -6,8 +6,9 @@ there twice from one Makefile, `make ARCH=sm_90` (the CUDA original, nvcc) and
 `make ARCH=sm_90 CC='cassc --cassc-target=nvidia'` (cassc hipifies every source exactly as for gfx1100,
 then nvcc compiles the HIP output through the hip-to-cuda header set). cassc is pure Python, so it
 travels as source and hipifies on the GPU machine (same code, deterministic); its one missing package
-comes as a wheel (benchmarks/device-wheels.txt). Both programs then run alternately, three times each
-(once when a run takes longer than REPEAT_BELOW_S), and this machine compares them:
+comes as a wheel (benchmarks/device-wheels.txt). Both programs then run alternately on one GPU, three
+times each (once when a run takes longer than REPEAT_BELOW_S; the translated one not at all when the
+original fails), one benchmark per GPU at a time, and this machine compares them:
 
   exit status; every output line that is not a timing line (TIMING_LINE) with numbers equal within
   RELATIVE_TOLERANCE; lines that differ between the original's own runs (random seeds, clocks) are
@@ -43,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -165,66 +167,115 @@ def write_source_tarball(hecbench: Path, tarball: Path) -> None:
 # device (on the GPU machine)
 
 def device(args: argparse.Namespace) -> None:
+    """Build both variants of every manifest benchmark, then run them, one worker per GPU. A later
+    call on the same (still warm) machine with the same manifest resumes: the trees, builds and runs
+    so far are kept under --work, and what ran already is not run again."""
     started = time.monotonic()
     carry: Path = args.carry.resolve()
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)  # a machine still warm from the last batch holds its trees
+    manifest_text = (carry / "manifest.json").read_text()
+    progress = work / "results.json"
+    if (work / "manifest.json").is_file() and (work / "manifest.json").read_text() == manifest_text \
+            and progress.is_file():
+        results = {r["name"]: result_from_json(r) for r in json.loads(progress.read_text())}
+        log(started, f"resuming: {sum(bool(r.runs) for r in results.values())} of {len(results)} ran before")
+    else:
+        shutil.rmtree(work, ignore_errors=True)  # another batch's trees
+        results = {}
+    env = device_environment(carry, work)
+    manifest = [Benchmark(**b) for b in json.loads(manifest_text)]
+    trees = {variant: work / variant for variant in ("original", "translated")}
+    if not results:
+        for tree in trees.values():
+            tree.mkdir(parents=True, exist_ok=True)
+            with tarfile.open(args.tarball) as archive:
+                archive.extractall(tree, filter="tar")
+        wrapper = work / "bin" / "cassc"
+        make_args = {"original": [f"ARCH={ARCH}"],
+                     "translated": [f"ARCH={ARCH}", f"CC={wrapper} --cassc-target=nvidia"]}
+        results = {b.name: Result(b.name) for b in manifest}
+        log(started, f"{len(manifest)} benchmarks, building")
+        jobs = [(b.name, v) for b in manifest for v in ("original", "translated")]
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 8) as pool:
+            futures = {pool.submit(build, trees[v] / "src" / f"{n}-cuda", make_args[v], env): (n, v) for n, v in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                name, variant = futures[future]
+                ok, error = future.result()
+                results[name].built[variant] = ok
+                if not ok:
+                    results[name].build_error[variant] = error
+        (work / "manifest.json").write_text(manifest_text)
+        write_results([progress, out / "results.json"], results)
+        log(started, "built; running")
+    pending = [b for b in manifest if not results[b.name].runs
+               and all(results[b.name].built.get(v) for v in ("original", "translated"))]
+    queue: list[Benchmark] = list(pending)
+    lock = threading.Lock()
+
+    def worker(gpu: int) -> None:
+        gpu_env = {**env, "CUDA_VISIBLE_DEVICES": str(gpu)}
+        while time.monotonic() - started < args.deadline_s:
+            with lock:
+                if not queue:
+                    return
+                benchmark = queue.pop(0)
+            result = results[benchmark.name]
+            runs = run_pair(benchmark, trees, gpu_env, started, args.deadline_s)
+            with lock:
+                result.command, result.runs = runs
+                log(started, f"gpu {gpu} {benchmark.name}: exit {[r.exit_status for r in result.runs['original']]}"
+                             f" / {[r.exit_status for r in result.runs['translated']]}")
+                write_results([progress, out / "results.json"], results)
+
+    workers = [threading.Thread(target=worker, args=(gpu,)) for gpu in range(gpu_count())]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    write_results([progress, out / "results.json"], results)
+    log(started, f"{sum(bool(r.runs) for r in results.values())} of {len(results)} ran")
+
+
+def device_environment(carry: Path, work: Path) -> dict[str, str]:
+    """cassc (carried as source, its wheels installed under --work) as a program `make CC=` can run."""
     site = work / "site"
     wheels = sorted((carry / "wheels").glob("*.whl"))
-    if wheels:
+    if wheels and not site.is_dir():
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
                         "--target", str(site), *map(str, wheels)], check=True)
-    bin_dir = work / "bin"
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    wrapper = bin_dir / "cassc"
+    wrapper = work / "bin" / "cassc"
+    wrapper.parent.mkdir(parents=True, exist_ok=True)
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m cassc "$@"\n')
     wrapper.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env["PYTHONPATH"] = f"{carry}:{site}"
     env["CASSC_DATA_DIR"] = str(work / "cassc-data")
-    manifest = [Benchmark(**b) for b in json.loads((carry / "manifest.json").read_text())]
-    trees = {}
-    for variant in ("original", "translated"):
-        trees[variant] = work / variant
-        trees[variant].mkdir(parents=True, exist_ok=True)
-        with tarfile.open(args.tarball) as archive:
-            archive.extractall(trees[variant], filter="tar")
-    make_args = {"original": [f"ARCH={ARCH}"], "translated": [f"ARCH={ARCH}", f"CC={wrapper} --cassc-target=nvidia"]}
-    results = {b.name: Result(b.name) for b in manifest}
-    log(started, f"{len(manifest)} benchmarks, building")
-    jobs = [(b.name, v) for b in manifest for v in ("original", "translated")]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 8) as pool:
-        futures = {pool.submit(build, trees[v] / "src" / f"{n}-cuda", make_args[v], env): (n, v) for n, v in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            name, variant = futures[future]
-            ok, error = future.result()
-            results[name].built[variant] = ok
-            if not ok:
-                results[name].build_error[variant] = error
-    log(started, "built; running")
-    write_results(out, results)
-    for benchmark in manifest:
-        result = results[benchmark.name]
-        if time.monotonic() - started > args.deadline_s:
+    return env
+
+
+def gpu_count() -> int:
+    if shutil.which("nvidia-smi") is None:
+        return 1
+    listed = subprocess.run(["nvidia-smi", "-L"], text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return max(1, sum(line.startswith("GPU ") for line in listed.stdout.splitlines()))
+
+
+def run_pair(benchmark: Benchmark, trees: dict[str, Path], env: dict[str, str], started: float,
+             deadline_s: float) -> tuple[str, dict[str, list[Run]]]:
+    """The original and the translated program, alternately, on one GPU. When the original's first
+    run fails there is nothing to compare with, and the translated program is not run."""
+    command = run_command(trees["original"] / "src" / f"{benchmark.name}-cuda", benchmark, env)
+    runs: dict[str, list[Run]] = {"original": [], "translated": []}
+    for _ in range(RUNS):
+        for variant in ("original", "translated"):
+            runs[variant].append(run_once(command, trees[variant] / "src" / f"{benchmark.name}-cuda", env))
+            if runs["original"][0].exit_status != 0:
+                return command, runs
+        if max(r.seconds for r in runs["original"]) > REPEAT_BELOW_S or time.monotonic() - started > deadline_s:
             break
-        if not all(result.built.get(v) for v in ("original", "translated")):
-            continue
-        command = run_command(trees["original"] / "src" / f"{benchmark.name}-cuda", benchmark, env)
-        result.command = command
-        result.runs = {"original": [], "translated": []}
-        for repeat in range(RUNS):
-            for variant in ("original", "translated"):
-                directory = trees[variant] / "src" / f"{benchmark.name}-cuda"
-                result.runs[variant].append(run_once(command, directory, env))
-            if max(r.seconds for r in result.runs["original"]) > REPEAT_BELOW_S or \
-                    time.monotonic() - started > args.deadline_s:
-                break
-        log(started, f"{benchmark.name}: exit {[r.exit_status for r in result.runs['original']]} / "
-                     f"{[r.exit_status for r in result.runs['translated']]}")
-        write_results(out, results)
-    write_results(out, results)
+    return command, runs
 
 
 def log(started: float, message: str) -> None:
@@ -265,10 +316,12 @@ def run_once(command: str, directory: Path, env: dict[str, str]) -> Run:
     return Run(status, time.perf_counter() - started, output[-OUTPUT_LIMIT:])
 
 
-def write_results(out: Path, results: dict[str, Result]) -> None:
-    temporary = out / ".results.json.tmp"
-    temporary.write_text(json.dumps([asdict(r) for r in results.values()]))
-    temporary.replace(out / "results.json")
+def write_results(paths: list[Path], results: dict[str, Result]) -> None:
+    text = json.dumps([asdict(r) for r in results.values()])
+    for path in paths:
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_text(text)
+        temporary.replace(path)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -284,7 +337,7 @@ def collect(args: argparse.Namespace) -> None:
     added = 0
     for data in json.loads(Path(args.results).read_text()):
         result = result_from_json(data)
-        ran = all(result.runs.get(v) for v in ("original", "translated"))
+        ran = bool(result.runs.get("original"))  # the translated program does not run when the original fails
         failed_build = result.built and not all(result.built.get(v) for v in ("original", "translated"))
         if ran or failed_build:  # benchmarks the batch's deadline left out stay to do
             entries[result.name] = asdict(result)
