@@ -64,10 +64,15 @@ OUTPUT_LIMIT = 200_000
 LARGEST_SOURCE_FILE = 2_000_000  # as hecbench_build.py: larger files are data sets
 RELATIVE_TOLERANCE = 1e-3
 # A line that reports a time, a rate or a speed-up: left out of the comparison.
+# A bare "s" counts only as a unit after a number ("done in 1.52 s") or in brackets ("0.0004 (s)"); a
+# clock reading ("started at 02:38:55") is a time too.
 TIMING_LINE = re.compile(
     r"\b(times?|timing|elapsed|duration|latency|throughput|bandwidth|speed-?up|performance|perf|"
-    r"[GMT]?FLOP/?s|G?FLOPS|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
-    r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s)(?![\w/])", re.IGNORECASE)
+    r"(?:[GMT]?FLOP/?s|G?FLOPS)(?:/s)?|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
+    r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s)(?![\w/])"
+    r"|(?<=\d) ?s\b(?![\w/])|\(s\)|\b\d{1,2}:\d{2}:\d{2}\b", re.IGNORECASE)
+# A line of only rules and spaces ("─────") between a timing header and its rows.
+RULE_LINE = re.compile(r"[^\w]*")
 # Rows under a timing header line (babelstream's "Function MBytes/sec Min (sec)", d3q19-bgk's
 # "Performance: MLUPS") are timings too: a bare number, or a label with two or more numbers
 # ("checksum 42" under such a header is still compared).
@@ -192,9 +197,7 @@ def device(args: argparse.Namespace) -> None:
             tree.mkdir(parents=True, exist_ok=True)
             with tarfile.open(args.tarball) as archive:
                 archive.extractall(tree, filter="tar")
-        wrapper = work / "bin" / "cassc"
-        make_args = {"original": [f"ARCH={ARCH}"],
-                     "translated": [f"ARCH={ARCH}", f"CC={wrapper} --cassc-target=nvidia"]}
+        make_args = {"original": [f"ARCH={ARCH}"], "translated": [f"ARCH={ARCH}", f"CC={work / 'bin' / 'cassc-nvidia'}"]}
         results = {b.name: Result(b.name) for b in manifest}
         log(started, f"{len(manifest)} benchmarks, building")
         jobs = [(b.name, v) for b in manifest for v in ("original", "translated")]
@@ -239,15 +242,17 @@ def device(args: argparse.Namespace) -> None:
 
 
 def device_environment(carry: Path, work: Path) -> dict[str, str]:
-    """cassc (carried as source, its wheels installed under --work) as a program `make CC=` can run."""
+    """cassc (carried as source, its wheels installed under --work) as a program `make CC=` can run:
+    bin/cassc-nvidia, cassc with --cassc-target=nvidia."""
     site = work / "site"
     wheels = sorted((carry / "wheels").glob("*.whl"))
     if wheels and not site.is_dir():
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
                         "--target", str(site), *map(str, wheels)], check=True)
-    wrapper = work / "bin" / "cassc"
+    # One word for CC=: a Makefile that passes $(CC) on to a sub-make unquoted splits "cassc --cassc-target=nvidia".
+    wrapper = work / "bin" / "cassc-nvidia"
     wrapper.parent.mkdir(parents=True, exist_ok=True)
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m cassc "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m cassc --cassc-target=nvidia "$@"\n')
     wrapper.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env["PYTHONPATH"] = f"{carry}:{site}"
@@ -365,6 +370,8 @@ def comparable_lines(output: str) -> list[str]:
             continue
         if TIMING_LINE.search(line):
             under_timing_header = True
+        elif under_timing_header and RULE_LINE.fullmatch(line):
+            continue
         elif not (under_timing_header and TABLE_ROW.fullmatch(line)):
             under_timing_header = False
             lines.append(line.strip())
@@ -471,16 +478,20 @@ def markdown_report(comparisons: list[Comparison], explanations: dict[str, str],
              f"{RELATIVE_TOLERANCE:g}, and lines that vary between the original's own runs are left out. The "
              "runtime ratio is translated/original: the median of the benchmark's own kernel-time value "
              "(subset.json's regex, else the first line naming a kernel time) where it prints one, else of the wall time; up to "
-             f"{RUNS} runs each, alternating (one each when a run takes over {REPEAT_BELOW_S} s); a run is stopped "
-             f"at the batch's run limit (now {RUN_TIMEOUT_S} s; earlier batches had up to 30 s). cassc travels to "
-             "the H200 as source and hipifies there, as it does here.", "",
+             f"{RUNS} runs each, alternating on one GPU (one each when a run takes over {REPEAT_BELOW_S} s; the "
+             f"translated program not at all when the original fails); a run is stopped at {RUN_TIMEOUT_S} s. cassc "
+             "travels to the H200 as source and hipifies there, as it does here.", "",
              f"Candidates: the benchmarks that `hecbench_build.py` built with cassc for gfx1100 (its state "
-             f"`cassc.json`, which covers part of the suite) and whose original built with nvcc on the H200; "
-             f"{len(comparisons)} of those {candidates} verified so far (the rest: not yet reached by a batch).", ""]
+             f"`cassc.json`) and whose original built with nvcc on the H200; {len(comparisons)} of those "
+             f"{candidates} verified.", ""]
     lines += ["| outcome | benchmarks |", "|---|---|"]
     for status in ("matched", "mismatch", "original-failed", "near-run-limit", "build-failed"):
         lines.append(f"| {status} | {sum(c.status == status for c in comparisons)} |")
-    lines += ["", "## Mismatches", ""]
+    failed = [c for c in comparisons if c.status == "original-failed"]
+    timed_out = sum(c.first_difference.startswith(f"original exit {TIMED_OUT}:") for c in failed)
+    lines += ["", f"Of the originals that failed, {timed_out} reached the {RUN_TIMEOUT_S} s run limit with HeCBench's "
+              f"default arguments and {len(failed) - timed_out} exited with an error, most for want of a data set "
+              "HeCBench keeps outside its git tree (the table at the end names each).", "", "## Mismatches", ""]
     mismatches = [c for c in ran if c.status == "mismatch"]
     if mismatches:
         lines += ["| benchmark | first differing line (original vs translated) | explanation |", "|---|---|---|"]

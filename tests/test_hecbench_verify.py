@@ -26,6 +26,14 @@ def test_timing_lines_and_tables_under_a_timing_header_are_not_compared() -> Non
     assert verify.comparable_lines(output) == ["checksum 42"]
 
 
+def test_times_in_seconds_clock_readings_and_rates_per_second_are_timing_lines() -> None:
+    output = ("done in 1.523049 s for 1 iterations (1.523049 s by iteration)\npselect = 0.000416 (s)\n"
+              "MCMD started on 11-21-2026 at 02:38:55\nAverage TriadFlops 13.445 GFLOPS/s\n"
+              "Kernel          Avg(ms)    BW(GB/s)\n─────────────\nbase   0.381  2111.1\n─────────────\n"
+              "3 particles\nerror 1.5e-3s\n")
+    assert verify.comparable_lines(output) == ["3 particles"]
+
+
 def test_numbers_compare_within_the_tolerance_and_varying_lines_are_left_out() -> None:
     original = [(0, 1.0, "sum = 1.00000\nseed 17\nPASS\n"), (0, 1.0, "sum = 1.00001\nseed 99\nPASS\n")]
     same = result(original, [(0, 1.02, "sum = 1.00002\nseed 5\nPASS\n")])

@@ -122,3 +122,17 @@ def test_errors_name_the_users_file_and_exit_status_is_nvccs(cassc, tmp_path: Pa
     result = cassc("--cassc-target=nvidia", "-arch=sm_90", "-c", "bad.cu", check=False, env={"CASSC_NVCC": NVCC})
     assert result.returncode != 0
     assert "bad.cu(2)" in result.stdout + result.stderr
+
+
+@needs_nvcc
+def test_a_cpp_file_gets_no_cuda_types_it_did_not_include(cassc, tmp_path: Path) -> None:
+    # nvcc hands a .cpp file to the host compiler without cuda_runtime.h: it may define its own uchar4.
+    write(tmp_path / "reference.cpp", "typedef struct { unsigned char x, y, z, w; } uchar4;\n"
+                                      "int channels(uchar4 pixel) { return pixel.x + pixel.w; }\n")
+    cassc("--cassc-target=nvidia", "-arch=sm_90", "-c", "reference.cpp", "-o", "reference.o", env={"CASSC_NVCC": NVCC})
+    assert (tmp_path / "reference.o").is_file()
+
+
+def test_interop_headers_are_included_only_with_the_library_they_need() -> None:
+    runtime_api = header_set()["hip/hip_runtime_api.h"]
+    assert "#if __has_include(<cuda_gl_interop.h>) && __has_include(<GL/gl.h>)" in runtime_api
