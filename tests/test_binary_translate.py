@@ -242,6 +242,59 @@ def test_hand_written_ptx_constructs_lift_for_both_targets(target: str, tmp_path
         assert "add.rn.f16x2" in assembly or "add.f16x2" in assembly
 
 
+# NVVM indexes a struct parameter through its address (`mov.b64 %rd, param`) when the index is not constant
+# (scatter's TensorInfo); `cvta.param` makes such an address generic.
+PARAM_ADDRESS_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .align 8 .b8 info[24], .param .u32 i)
+{
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<10>;
+	ld.param.u64 %rd1, [out];
+	mov.b64 %rd2, info;
+	ld.param.u32 %r1, [i];
+	mul.wide.u32 %rd3, %r1, 8;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.param.u64 %rd5, [%rd4];
+	cvta.param.u64 %rd6, %rd2;
+	ld.u64 %rd7, [%rd6+16];
+	mov.b64 %rd8, i;
+	ld.param.u32 %r2, [%rd8];
+	mov.u32 %r3, %ntid.x;
+	mov.u32 %r4, %nctaid.x;
+	mul.lo.s32 %r3, %r3, %r4;
+	add.s32 %r3, %r3, %r2;
+	cvta.to.global.u64 %rd9, %rd1;
+	st.global.u64 [%rd9], %rd5;
+	st.global.u64 [%rd9+8], %rd7;
+	st.global.u32 [%rd9+16], %r3;
+	ret;
+}
+"""
+
+
+def test_param_space_addresses_in_a_kernel_read_its_kernel_arguments(tmp_path: Path) -> None:
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+
+    lifted = lift_module(parse_ptx(PARAM_ADDRESS_PTX), AMDGPU, data_layout(AMDGPU))
+    assert lifted.kernels == ["k"]
+    ir = str(optimized_module(lifted.ir, AMDGPU))
+    # Every parameter, scalar or struct, is kernarg memory (addrspace 4): an address taken of one reads it
+    # there, never a private (addrspace 5) location of the same number.
+    assert "addrspace(5)" not in ir
+    assert ir.count("ptr addrspace(4) noalias noundef readonly byref") + ir.count("ptr addrspace(4) byref") >= 1
+    assert "load i64, ptr addrspace(4)" in ir
+    # blockDim.x * gridDim.x of a launch of whole blocks is the dispatch's grid size: no division left.
+    assert "udiv" not in ir
+    ptx = tmp_path / "round-trip.ptx"
+    ptx.write_text(nvptx_assembly(lift_module(parse_ptx(PARAM_ADDRESS_PTX), NVPTX, data_layout(NVPTX)).ir))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "k.cubin")], check=True)
+
+
 def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Path) -> None:
     write(tmp_path / "a.cu", "__device__ float twice(float x) { return 2.0f * x; }\n"
                              "__device__ float table[4] = {1, 2, 3, 4};\n")

@@ -33,11 +33,16 @@ class Target:
     alloca_space: int  # where allocas (and PTX .local) live
     byval: str  # how an aggregate kernel parameter is passed: format(type, align)
     byval_space: int
+    # Every kernel parameter is memory in byval_space (not only aggregates): a kernel's `.param` space is
+    # then one address space, so an address taken with `mov r, param` reads what `ld.param [param]` reads.
+    kernel_params_in_memory: bool
 
 
 AMDGPU = Target("amdgpu", "amdgcn-amd-amdhsa", "gfx1100", "amdgpu_kernel", 5,
-                "ptr addrspace(4) byref({type}) align {align}", 4)
-NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0)
+                "ptr addrspace(4) byref({type}) align {align}", 4, True)
+# NVPTX: generic pointers reach both allocas and byval parameters, so scalars stay values.
+NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0,
+               False)
 
 SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
 FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
@@ -297,9 +302,9 @@ class FunctionLifter:
         f = self.function
         params = []
         for index, param in enumerate(f.params):
-            if f.entry and param.count is not None:
-                aggregate = f"[{param.size} x i8]"
-                params.append(self.target.byval.format(type=aggregate, align=param.align) + f" %arg{index}")
+            if f.entry and (param.count is not None or self.target.kernel_params_in_memory):
+                memory_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
+                params.append(self.target.byval.format(type=memory_type, align=param.align) + f" %arg{index}")
                 self.scopes[0][param.name] = (f"%arg{index}", self.target.byval_space)
             else:
                 llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
@@ -375,6 +380,11 @@ class FunctionLifter:
             self.scopes[-1][variable.name] = (pointer, self.target.alloca_space)
         else:
             raise self.fail(f"a function-scope .{variable.space} variable")
+
+    def param_space(self) -> int:
+        """Where `.param` addresses point: a kernel's parameters are its argument memory (AMDGPU: the
+        kernarg segment, byref), a device function's are its own stack slots."""
+        return self.target.byval_space if self.function.entry else self.target.alloca_space
 
     def lookup(self, name: str) -> tuple[str, int] | None:
         for scope in reversed(self.scopes):
@@ -454,7 +464,8 @@ class FunctionLifter:
             raise self.fail(f"unsupported address '{operand}'")
         base, sign, offset_text = match.groups()
         offset = _ptx_int(offset_text) * (-1 if sign == "-" else 1) if offset_text else 0
-        wanted = self.target.alloca_space if space in ("local", "param") else SPACE_NUMBERS[space]
+        wanted = self.param_space() if space == "param" else (
+            self.target.alloca_space if space == "local" else SPACE_NUMBERS[space])
         if space == "local" and self.target.alloca_space == 0:
             space = "generic"
         if base in self.registers:
@@ -555,7 +566,7 @@ class FunctionLifter:
         space = next(m for m in instruction.modifiers if m in ("global", "shared", "const", "local", "param"))
         ptx_type = self.the_type(instruction)
         value = self.read(instruction.operands[1], ptx_type)
-        number = _space_number(space, self.target)
+        number = self.param_space() if space == "param" else _space_number(space, self.target)
         if number == 0 or space == "global":
             self.write(instruction.operands[0], value, ptx_type)  # the same numbers in both spaces
             return
@@ -1445,12 +1456,16 @@ class FunctionLifter:
             packet = self.value("call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
             index = "xyz".index(axis)
             size_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {4 + 2 * index}")
-            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !invariant.load !{{}}')} to i32")
+            # A workgroup has 1 to 1024 work-items (amdgpu-flat-work-group-size): the range lets LLVM keep
+            # index arithmetic on blockDim narrow.
+            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !range !{{i16 1, i16 1025}}, !invariant.load !{{}}')} to i32")
             if base == "ntid":
                 return size, "i32"
             grid_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {12 + 4 * index}")
             grid = self.value(f"load i32, ptr addrspace(4) {grid_field}, align 4, !invariant.load !{{}}")
-            return self.value(f"udiv i32 {grid}, {size}"), "i32"
+            # A CUDA launch is whole blocks (and the kernels say uniform-work-group-size), so the division is
+            # exact: LLVM then folds blockDim * gridDim, the grid-stride loop's stride, back to grid_size.
+            return self.value(f"udiv exact i32 {grid}, {size}"), "i32"
         if name == "laneid":
             return self.lane_id(), "i32"
         if name == "warpid":
