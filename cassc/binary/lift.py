@@ -532,12 +532,16 @@ class FunctionLifter:
         destination, source = instruction.operands[0], instruction.operands[1]
         pointer, number = self.address(source, space)
         volatile = "volatile " if "volatile" in instruction.modifiers else ""
+        # ld.global.nc (__ldg, const __restrict__) reads memory the PTX ISA requires to be read-only for the
+        # kernel's lifetime: an invariant load, which LLVM may hoist, merge or make a scalar load.
+        invariant = ", !invariant.load !{}" if "nc" in instruction.modifiers and not volatile else ""
         targets = self.vector(destination)
         size = width(ptx_type) // 8
         for index, register in enumerate(targets):
             element = pointer if index == 0 else self.value(
                 f"getelementptr inbounds i8, {self.ptr(number)} {pointer}, i64 {index * size}")
-            loaded = self.value(f"load {volatile}{value_type(ptx_type)}, {self.ptr(number)} {element}, align {size}")
+            loaded = self.value(f"load {volatile}{value_type(ptx_type)}, {self.ptr(number)} {element}, "
+                                f"align {size}{invariant}")
             self.write(register, loaded, ptx_type)
 
     op_ldu = op_ld
