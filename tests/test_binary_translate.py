@@ -295,6 +295,54 @@ def test_param_space_addresses_in_a_kernel_read_its_kernel_arguments(tmp_path: P
         subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "k.cubin")], check=True)
 
 
+LOOP_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [b];
+	cvta.to.global.u64 %rd3, %rd1;
+	cvta.to.global.u64 %rd4, %rd2;
+	mov.u32 %r1, %tid.x;
+	st.global.u32 [%rd4], %r1;
+	ld.global.nc.u32 %r2, [%rd3];
+	mov.u32 %r4, 0;
+	mov.u64 %rd5, %rd4;
+$L__loop:
+	ld.global.u32 %r3, [%rd5+4];
+	add.s32 %r2, %r2, %r3;
+	add.s64 %rd5, %rd5, 4;
+	add.s32 %r4, %r4, 1;
+	setp.lt.u32 %p1, %r4, 8;
+	@%p1 bra $L__loop;
+	st.global.u32 [%rd4+4], %r2;
+	ret;
+}
+"""
+
+
+def loop_kernel_loads() -> list[str]:
+    from cassc.binary.codegen import amdgpu_assembly
+    from cassc.binary.lift import AMDGPU
+
+    assembly = amdgpu_assembly(lift_module(parse_ptx(LOOP_PTX), AMDGPU, data_layout(AMDGPU)).ir)
+    return [line.split()[0] for line in assembly.splitlines() if line.strip().startswith(("s_load", "global_load"))]
+
+
+def test_a_non_coherent_global_load_is_invariant() -> None:
+    # ld.global.nc after a store: only a load LLVM knows to be invariant may be a scalar load there.
+    assert "s_load_b32" in loop_kernel_loads()
+
+
+def test_loops_nvvm_left_rolled_are_not_unrolled_again() -> None:
+    assert loop_kernel_loads().count("global_load_b32") == 1  # one load in the loop, not eight
+
+
 def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Path) -> None:
     write(tmp_path / "a.cu", "__device__ float twice(float x) { return 2.0f * x; }\n"
                              "__device__ float table[4] = {1, 2, 3, 4};\n")

@@ -46,6 +46,10 @@ def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-un
         raise CompileError(f"cassc produced invalid LLVM IR (a cassc bug, please report it): {error}") from error
     machine = target_machine(target)
     tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    # The PTX is NVVM's optimised output: its loops are already unrolled as NVVM chose (by 4 with a remainder
+    # loop, grid-stride loops included). Unrolling them again multiplies code for nothing; loops a pragma
+    # asks to unroll still are.
+    tuning.loop_unrolling = False
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
     return module
