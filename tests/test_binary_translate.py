@@ -3,6 +3,7 @@ validated against CUDA's parameter layout, and spliced into programs linked from
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -341,6 +342,73 @@ def test_a_non_coherent_global_load_is_invariant() -> None:
 
 def test_loops_nvvm_left_rolled_are_not_unrolled_again() -> None:
     assert loop_kernel_loads().count("global_load_b32") == 1  # one load in the loop, not eight
+
+
+# Bytes of a, lane 0 first: 7F FF 01 80 (signed 127 -1 1 -128); of b: 80 FE 02 7F (-128 -2 2 127).
+SIMD_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry simd(.param .u64 out)
+{
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, 0x8001FF7F;
+	mov.u32 %r2, 0x7F02FE80;
+	mov.u32 %r3, 5;
+	vabsdiff4.u32.u32.u32 %r4, %r1, %r2, %r3;
+	vabsdiff4.s32.s32.s32 %r5, %r1, %r2, %r3;
+	vabsdiff4.u32.u32.u32.add %r6, %r1, %r2, %r3;
+	vabsdiff2.s32.s32.s32.add %r7, %r1, %r2, %r3;
+	vsub4.s32.s32.s32.sat %r8, %r1, %r2, %r3;
+	add.s16x2 %r9, %r1, %r2;
+	max.s16x2.relu %r10, %r1, %r2;
+	max.u16x2 %r11, %r1, %r2;
+	min.s32.relu %r12, %r1, %r2;
+	st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r7};
+	st.global.v4.u32 [%rd2+16], {%r8, %r9, %r10, %r11};
+	st.global.u32 [%rd2+32], %r12;
+	ret;
+}
+"""
+SIMD_RESULTS = [
+    0x01010101,  # |a - b| per unsigned byte: 1 1 1 1
+    0xFF0101FF,  # per signed byte: 255 1 1 255
+    5 + 4,  # .add: c plus the four unsigned differences
+    5 + 255 + 65281,  # vabsdiff2 .add, signed halves FF7F/8001 vs FE80/7F02: |-129 + 384|, |-32767 - 32514|
+    0x80FF017F,  # a - b per signed byte, saturated: 255 -> 127, 1, -1, -255 -> -128
+    0xFF03FDFF,  # per half, wrapping: FF7F + FE80, 8001 + 7F02
+    0x7F020000,  # signed max per half, negatives to 0
+    0x8001FF7F,  # unsigned max per half
+    0,  # min(a, b) < 0 as s32, .relu
+]
+
+
+def test_simd_video_and_packed_integer_instructions_compute_what_the_ptx_isa_says(tmp_path: Path) -> None:
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+
+    ir = str(optimized_module(lift_module(parse_ptx(SIMD_PTX), AMDGPU, data_layout(AMDGPU)).ir, AMDGPU))
+    stored = [int(m) & 0xFFFFFFFF for m in re.findall(r"store i32 (-?\d+), ptr addrspace\(1\)", ir)]
+    assert stored == SIMD_RESULTS  # LLVM folds the constants: the lifted semantics, evaluated
+    ptx = tmp_path / "round-trip.ptx"
+    ptx.write_text(nvptx_assembly(lift_module(parse_ptx(SIMD_PTX), NVPTX, data_layout(NVPTX)).ir))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "simd.cubin")], check=True)
+
+
+def test_cudas_simd_intrinsics_translate(tmp_path: Path) -> None:
+    write(tmp_path / "simd.cu", "__global__ void k(const unsigned *a, unsigned *r) {\n"
+                                "  unsigned x = a[0], y = a[1];\n"
+                                "  r[0] = __vabsdiffu4(x, y) ^ __vabsdiffs4(x, y) ^ __vsadu4(x, y) ^ __vabsdiffu2(x, y)\n"
+                                "       ^ __vadd2(x, y) ^ __vmins2(x, y) ^ __vmaxu2(x, y) ^ __vabsss2(x) ^ __vsub4(x, y);\n"
+                                "}\n")
+    subprocess.run([NVCC, "-arch=sm_90", "-c", "simd.cu", "-o", "simd.o"], cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "simd.o")
+    translation = translate(module, tmp_path, find_toolchain().lld)
+    assert not translation.failures and [k.name for k in translation.kernels] == ["_Z1kPKjPj"]
 
 
 def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Path) -> None:

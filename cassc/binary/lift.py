@@ -47,8 +47,9 @@ NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr by
 SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
 FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
                "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
+PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
 INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
-                      "<2 x bfloat>": "v2bf16"}
+                      "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
@@ -66,7 +67,7 @@ def int_type(ptx_type: str) -> str:
 
 
 def value_type(ptx_type: str) -> str:
-    return FLOAT_TYPES.get(ptx_type, int_type(ptx_type))
+    return FLOAT_TYPES.get(ptx_type) or PACKED_INTEGER_TYPES.get(ptx_type) or int_type(ptx_type)
 
 
 def is_float(ptx_type: str) -> bool:
@@ -431,7 +432,7 @@ class FunctionLifter:
     def convert_storage(self, raw: str, storage: str, ptx_type: str) -> str:
         wanted = int_type(ptx_type) if ptx_type != "pred" else "i1"
         value = self.resize(raw, storage, wanted, is_signed(ptx_type))
-        if is_float(ptx_type):
+        if value_type(ptx_type) != wanted:  # floats, packed pairs
             return self.value(f"bitcast {wanted} {value} to {value_type(ptx_type)}")
         return value
 
@@ -451,7 +452,7 @@ class FunctionLifter:
             raise self.fail(f"writes {register}, which is not a declared register")
         storage = self.registers[register]
         as_int = value
-        if is_float(ptx_type):
+        if value_type(ptx_type) != int_type(ptx_type) and ptx_type != "pred":  # floats, packed pairs
             as_int = self.value(f"bitcast {value_type(ptx_type)} {value} to {int_type(ptx_type)}")
         have = "i1" if ptx_type == "pred" else int_type(ptx_type)
         as_int = self.resize(as_int, have, storage, is_signed(ptx_type))
@@ -494,6 +495,9 @@ class FunctionLifter:
         handler = getattr(self, f"op_{instruction.opcode}", None)
         if handler is None:
             raise self.fail(f"instruction '{instruction.opcode}' is not translated")
+        if instruction.opcode not in ("add", "sub", "min", "max") and any(
+                m in PACKED_INTEGER_TYPES for m in instruction.modifiers):
+            raise self.fail(f"'{instruction.opcode}' on packed 16-bit integers")
         if instruction.guard is None or instruction.opcode in ("bra",):
             handler(instruction)
             return
@@ -511,7 +515,7 @@ class FunctionLifter:
 
     def types(self, instruction: Instruction) -> list[str]:
         return [m for m in instruction.modifiers
-                if re.fullmatch(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|b128)", m)]
+                if re.fullmatch(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)", m)]
 
     def the_type(self, instruction: Instruction) -> str:
         found = self.types(instruction)
@@ -792,8 +796,14 @@ class FunctionLifter:
             base = f"llvm.{'s' if is_signed(ptx_type) else 'u'}{which}"
         llvm_type = value_type(ptx_type)
         a, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
-        self.write(instruction.operands[0], self.value(
-            f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})"), ptx_type)
+        result = self.value(f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})")
+        if "relu" in instruction.modifiers:  # negative results become 0
+            if is_float(ptx_type):
+                raise self.fail("min/max .relu on floats")
+            zero = "zeroinitializer" if ptx_type in PACKED_INTEGER_TYPES else "0"
+            result = self.value(f"call {llvm_type} {self.intrinsic('llvm.smax', llvm_type, 2)}({llvm_type} {result}, "
+                                f"{llvm_type} {zero})")
+        self.write(instruction.operands[0], result, ptx_type)
 
     def op_abs(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -961,6 +971,86 @@ class FunctionLifter:
             byte = self.value(f"select i1 {replicate}, i32 {filled}, i32 {byte}")
             result = self.value(f"or i32 {result}, {self.value(f'shl i32 {byte}, {8 * index}')}")
         self.write(instruction.operands[0], result, "b32")
+
+    # SIMD video instructions: two half-words (vop2) or four bytes (vop4) of 32-bit registers at once
+    def simd_video(self, instruction: Instruction, operation: str, lanes: int) -> None:
+        """`vop.dtype.atype.btype{.sat}{.add} d, a, b, c` with the default lane selectors and mask: each lane
+        of a and b extended by its type, combined, saturated to a dtype lane if .sat; then either the lanes
+        packed into d (the default mask selects them all, so nothing of c is merged) or, with .add, c plus
+        their sum (the PTX ISA's vadd4 family)."""
+        if any(re.search(r"\.[bh]\d+$", o.strip()) for o in instruction.operands):
+            raise self.fail("lane selectors and masks of SIMD video instructions")
+        types = self.types(instruction)
+        if len(types) != 3 or any(t not in ("u32", "s32") for t in types):
+            raise self.fail("SIMD video instructions other than .u32/.s32")
+        destination_type, a_type, b_type = types
+        bits = 32 // lanes
+        packed, wide = f"<{lanes} x i{bits}>", f"<{lanes} x i32>"
+
+        def lanes_of(operand: str, ptx_type: str) -> str:
+            vector = self.value(f"bitcast i32 {self.read(operand, 'b32')} to {packed}")
+            return self.value(f"{'sext' if is_signed(ptx_type) else 'zext'} {packed} {vector} to {wide}")
+
+        def call(base: str, *vectors: str, flag: str = "") -> str:
+            """A lane-wise intrinsic (`flag`: the trailing i1 argument llvm.abs takes)."""
+            name = f"{base}.v{lanes}i32"
+            self.declare(name, f"declare {wide} @{name}({', '.join([wide] * len(vectors))}{', i1' if flag else ''})")
+            arguments = ", ".join(f"{wide} {v}" for v in vectors) + (f", i1 {flag}" if flag else "")
+            return self.value(f"call {wide} @{name}({arguments})")
+
+        def splat(number: int) -> str:
+            return "<" + ", ".join([f"i32 {number}"] * lanes) + ">"
+
+        # Every lane value fits a signed i32 once extended, so signed min/max serve both signednesses.
+        a, b = lanes_of(instruction.operands[1], a_type), lanes_of(instruction.operands[2], b_type)
+        if operation == "absdiff":
+            result = call("llvm.abs", self.value(f"sub {wide} {a}, {b}"), flag="false")
+        elif operation in ("min", "max"):
+            result = call(f"llvm.s{operation}", a, b)
+        else:
+            result = self.value(f"{operation} {wide} {a}, {b}")
+        if "sat" in instruction.modifiers:
+            low, high = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if is_signed(destination_type)
+                         else (0, (1 << bits) - 1))
+            result = call("llvm.smin", call("llvm.smax", result, splat(low)), splat(high))
+        if "add" in instruction.modifiers:
+            name = f"llvm.vector.reduce.add.v{lanes}i32"
+            self.declare(name, f"declare i32 @{name}({wide})")
+            total = self.value(f"call i32 @{name}({wide} {result})")
+            value = self.value(f"add i32 {self.read(instruction.operands[3], 'b32')}, {total}")
+        else:
+            value = self.value(f"bitcast {packed} {self.value(f'trunc {wide} {result} to {packed}')} to i32")
+        self.write(instruction.operands[0], value, "b32")
+
+    def op_vabsdiff4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "absdiff", 4)
+
+    def op_vabsdiff2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "absdiff", 2)
+
+    def op_vadd4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "add", 4)
+
+    def op_vadd2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "add", 2)
+
+    def op_vsub4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "sub", 4)
+
+    def op_vsub2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "sub", 2)
+
+    def op_vmin4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "min", 4)
+
+    def op_vmin2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "min", 2)
+
+    def op_vmax4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "max", 4)
+
+    def op_vmax2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "max", 2)
 
     def op_copysign(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
