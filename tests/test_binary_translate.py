@@ -427,6 +427,15 @@ def test_rdc_objects_are_device_linked_into_one_code_object(cassc, tmp_path: Pat
     assert "cuda" not in undefined.lower()  # __cudaRegisterLinkedBinary_<id> included: the splice defines them
 
 
+def test_a_call_into_another_rdc_object_translated_alone_says_to_link_them(tmp_path: Path) -> None:
+    write(tmp_path / "b.cu", "extern __device__ float twice(float x);\n"
+                             "__global__ void k(float *out) { out[threadIdx.x] = twice(out[threadIdx.x]); }\n")
+    subprocess.run([NVCC, "-arch=sm_86", "-rdc=true", "-c", "b.cu", "-o", "b.o"], cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "b.o")
+    failures = translate(module, tmp_path, find_toolchain().lld).failures
+    assert "call to _Z5twicef, which another separately compiled (-rdc) object defines" in failures["_Z1kPf"]
+
+
 PRINTER = '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\nint main() { k<<<1, 1>>>(1); }\n'
 EMPTY_KERNEL = """\
 .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"

@@ -134,7 +134,7 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     defined = [f for f in module.functions if f.body is not None]
     for function in defined:
         try:
-            lifter = FunctionLifter(function, module, target, linked or frozenset())
+            lifter = FunctionLifter(function, module, target, linked or frozenset(), separate=linked is not None)
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
             declared.update(lifter.declarations)
@@ -151,7 +151,7 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
                     and c not in (linked or ()))]
                 if missing:
                     failures[function.name] = f"{function.name} calls " + failures.get(
-                        missing[0], f"{missing[0]}, which has no PTX body (device printf, malloc, a library)")
+                        missing[0], _without_body(missing[0], linked is not None))
                     del bodies[function.name]
                     changed = True
     kernels = [f.name for f in defined if f.entry and f.name in bodies]
@@ -164,6 +164,21 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
+
+
+# Functions of CUDA's device runtime that PTX calls without a body, and what they are in the source.
+DEVICE_RUNTIME = {"vprintf": "device printf", "malloc": "device malloc", "free": "device free",
+                  "__assertfail": "assert in device code"}
+
+
+def _without_body(name: str, separate: bool) -> str:
+    """Why a call to `name`, which has no PTX body here, is not translated (after "call to ")."""
+    if name in DEVICE_RUNTIME:
+        return f"{name} ({DEVICE_RUNTIME[name]}), which cassc does not translate yet"
+    if separate:
+        return (f"{name}, which another separately compiled (-rdc) object defines: link the objects together "
+                "(cassc a.o b.o links their device code, as nvcc -dlink does)")
+    return f"{name}, which has no PTX body (a CUDA library function)"
 
 
 def _llvm_param_type(param: Variable) -> str:
@@ -248,9 +263,10 @@ def _attributes(target: Target) -> list[str]:
 
 class FunctionLifter:
     def __init__(self, function: Function, module: PtxModule, target: Target,
-                 linked: frozenset[str] = frozenset()) -> None:
+                 linked: frozenset[str] = frozenset(), separate: bool = False) -> None:
         self.function = function
         self.linked = linked
+        self.separate = separate
         self.module = module
         self.target = target
         self.allocas: list[str] = []
@@ -1309,8 +1325,7 @@ class FunctionLifter:
         arguments = [a.strip() for a in operands.pop(0).strip("() ").split(",") if a.strip()] if operands else []
         callee = self.module.function(callee_name)
         if callee is None or (callee.body is None and callee_name not in self.linked):
-            raise self.fail(f"call to {callee_name}, which has no PTX body (device printf, malloc or a library "
-                            "function)")
+            raise self.fail(f"call to {_without_body(callee_name, self.separate)}")
         if len(callee.returns) > 1:
             raise self.fail("calls returning several values")
         values = []
