@@ -374,6 +374,18 @@ def recount(work: Path, state: list[BenchmarkResult]) -> None:
             kernel.hip_instructions = hip.get(kernel.name, kernel.hip_instructions)
 
 
+def kept_notes(results: Path) -> list[str]:
+    """The hand-written `## Notes...` section of an existing results file, which a report keeps."""
+    if not results.exists():
+        return []
+    text = results.read_text()
+    start = text.find("\n## Notes")
+    if start < 0:
+        return []
+    end = text.find("\n## ", start + 1)
+    return text[start + 1:end + 1 if end >= 0 else len(text)].splitlines()
+
+
 def report(args: argparse.Namespace) -> None:
     work = Path(args.work)
     state = [BenchmarkResult(**{**r, "kernels": [KernelResult(**k) for k in r["kernels"]]})
@@ -441,6 +453,7 @@ def report(args: argparse.Namespace) -> None:
         "untranslated kernel, or whose original did not finish within the time limit (among them those whose data",
         "files are not in HeCBench's checkout), are not compared: their kernels count as not matching.",
         "",
+        *kept_notes(Path(args.results)),
         "## Why kernels were not translated",
         "",
         *[f"- {count} x {reason}" for reason, count in sorted(reasons.items(), key=lambda x: -x[1])],
