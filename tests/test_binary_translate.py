@@ -344,6 +344,33 @@ def test_loops_nvvm_left_rolled_are_not_unrolled_again() -> None:
     assert loop_kernel_loads().count("global_load_b32") == 1  # one load in the loop, not eight
 
 
+WIDE_DIVISION_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 a, .param .u64 b)
+{
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [a];
+	ld.param.u64 %rd3, [b];
+	div.s64 %rd4, %rd2, %rd3;
+	cvta.to.global.u64 %rd5, %rd1;
+	st.global.u64 [%rd5], %rd4;
+	ret;
+}
+"""
+
+
+def test_a_ptx_64_bit_division_gets_no_second_32_bit_path() -> None:
+    from cassc.binary.codegen import amdgpu_assembly
+    from cassc.binary.lift import AMDGPU
+
+    # NVVM's own bypass put the 32-bit path beside it already: the division stays straight-line code.
+    assembly = amdgpu_assembly(lift_module(parse_ptx(WIDE_DIVISION_PTX), AMDGPU, data_layout(AMDGPU)).ir)
+    assert "s_cbranch" not in assembly
+
+
 # Bytes of a, lane 0 first: 7F FF 01 80 (signed 127 -1 1 -128); of b: 80 FE 02 7F (-128 -2 2 127).
 SIMD_PTX = """
 .version 8.0

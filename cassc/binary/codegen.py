@@ -15,6 +15,10 @@ def _llvm():  # type: ignore[no-untyped-def]
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    # NVVM already ran LLVM's slow-division bypass (64 -> 32 bits, as AMDGPU's) over the PTX's 64-bit
+    # divisions: where it judged a 32-bit path worthwhile the PTX has both paths, so a div.s64 there is the
+    # wide path; the others it judged wide. Bypassing again would add a second, dead 32-bit division.
+    llvm.set_option("", "-amdgpu-bypass-slow-div=0")
     return llvm
 
 
