@@ -468,7 +468,7 @@ class FunctionLifter:
             raise self.fail(f"writes {register}, which is not a declared register")
         storage = self.registers[register]
         as_int = value
-        if value_type(ptx_type) != int_type(ptx_type) and ptx_type != "pred":  # floats, packed pairs
+        if value_type(ptx_type) != int_type(ptx_type):  # floats, packed pairs
             as_int = self.value(f"bitcast {value_type(ptx_type)} {value} to {int_type(ptx_type)}")
         have = "i1" if ptx_type == "pred" else int_type(ptx_type)
         as_int = self.resize(as_int, have, storage, is_signed(ptx_type))
