@@ -16,13 +16,15 @@ committed here) this takes a seeded sample of `*-cuda` benchmarks and, for each:
              same kernel compiled from the `*-hip` twin's source by HIP clang (same clang, same target).
 
 `prepare` does all of that here and packs the original and round-trip executables with their run
-commands (each Makefile's `run` target) into one tarball; `device.py` (written beside it) runs both on
-the H200 and writes what each printed; `report` compares the two outputs (lines that report times are
+commands (each Makefile's `run` target) and the data files those read that HeCBench's tree holds into one
+tarball; `device.py` (written beside it) runs both on the H200 (a time limit per run, N at a time, optionally
+one of several parts, so that a batch fits a device call) and writes what each printed; `report` compares the two outputs (lines that report times are
 left out: they differ between any two runs) and writes benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/binary_path.py prepare /work/hecbench --sample 40 --work /tmp/bp
-    (on the H200)  python3 /tmp/bp/pack/device.py /tmp/bp/pack $OUT
-    .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results results.json
+    (on the H200)  python3 /tmp/bp/pack/device.py /tmp/bp/pack $OUT --timeout 60 --jobs 8 --part 1/2  (and 2/2)
+    .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results results-1-of-2.json \
+        results-2-of-2.json
 """
 
 from __future__ import annotations
@@ -53,28 +55,47 @@ TIMING_LINE = re.compile(r"time|elapsed|\bms\b|\bus\b|sec|throughput|bandwidth|G
                          re.IGNORECASE)
 
 DEVICE_SCRIPT = r'''
-import json, os, subprocess, sys, concurrent.futures as cf
-pack, out = sys.argv[1], sys.argv[2]
-jobs = json.load(open(os.path.join(pack, "jobs.json")))
+import argparse, json, os, subprocess, sys, time, concurrent.futures as cf
+parser = argparse.ArgumentParser(description="run each packed program as nvcc built it and as round-tripped")
+parser.add_argument("pack")
+parser.add_argument("out")
+parser.add_argument("--timeout", type=float, default=60, help="seconds per run")
+parser.add_argument("--jobs", type=int, default=8, help="runs at a time (they share the GPU)")
+parser.add_argument("--part", default="1/1", help="I/N: the I-th of N equal shares of the programs")
+parser.add_argument("--deadline", type=float, default=500,
+                    help="seconds: no run starts later, and none runs past it (recorded as 'not run')")
+args = parser.parse_args()
+start = time.monotonic()
+jobs = json.load(open(os.path.join(args.pack, "jobs.json")))
+index, count = (int(x) for x in args.part.split("/"))
+jobs = jobs[index - 1::count]
 def run(job, variant):
-    directory = os.path.join(pack, job["name"])
+    left = args.deadline - (time.monotonic() - start)
+    if left < 1:
+        return {"rc": "not run", "stdout": "", "stderr": "deadline"}
+    limit = min(args.timeout, left)
+    directory = os.path.join(args.pack, job["name"])
     try:
         done = subprocess.run(["./" + variant, *job["args"]], cwd=directory, capture_output=True, text=True,
-                              errors="replace", timeout=job["timeout"])
+                              errors="replace", timeout=limit)
         return {"rc": done.returncode, "stdout": done.stdout[-20000:], "stderr": done.stderr[-4000:]}
     except subprocess.TimeoutExpired:
-        return {"rc": "timeout", "stdout": "", "stderr": ""}
+        return {"rc": "timeout" if limit == args.timeout else "not run", "stdout": "", "stderr": f"limit {limit:.0f} s"}
 results = {}
-with cf.ThreadPoolExecutor(8) as pool:
+with cf.ThreadPoolExecutor(args.jobs) as pool:  # a program's two variants one after the other in the queue
     futures = {pool.submit(run, j, v): (j["name"], v) for j in jobs for v in ("original", "roundtrip")}
     for future in cf.as_completed(futures):  # saved as they finish: a run cut short keeps what it has
         name, variant = futures[future]
         results.setdefault(name, {})[variant] = future.result()
-        json.dump(results, open(os.path.join(out, "results.json"), "w"))
-results = {k: v for k, v in results.items() if len(v) == 2}
+        json.dump(results, open(os.path.join(args.out, f"results-{index}-of-{count}.json"), "w"))
 print(sum(r["original"]["stdout"] == r["roundtrip"]["stdout"] for r in results.values()), "of", len(results),
-      "identical outputs (before filtering timing lines)")
+      f"identical outputs (before filtering timing lines), {time.monotonic() - start:.0f} s")
 '''
+# Inputs a program reads: copied into the pack where its run expects them, if they are in HeCBench's tree and
+# small (most large inputs are DVC-tracked archives, absent from a checkout).
+DATA_FILE_LIMIT = 4 << 20
+DATA_TOTAL_LIMIT = 8 << 20
+NOT_DATA = re.compile(r"\.(cu|cuh|h|hpp|c|cc|cpp|o|dvc|md|cmake|py|sh)$|^(Makefile|CMakeLists\.txt|LICENSE.*|README.*)$")
 
 
 @dataclass
@@ -116,15 +137,38 @@ def in_reach(directory: Path) -> bool:
 
 
 def run_arguments(directory: Path) -> list[str] | None:
-    """The arguments of the Makefile's `run` target, if they name no data file."""
+    """The arguments of the Makefile's `run` target."""
     dry = run(["make", "-n", "run", "LAUNCHER="], directory)
     lines = [line for line in dry.stdout.splitlines() if line.strip().startswith("./")]
     if not lines:
         return None
-    words = lines[-1].split()[1:]
-    if any(("/" in w or re.search(r"\.[A-Za-z]{2,4}$", w)) for w in words):
-        return None
-    return words
+    return lines[-1].split()[1:]
+
+
+def data_files(source: Path, arguments: list[str]) -> dict[Path, Path]:
+    """What the program may read -> its place relative to the pack, which stands for HeCBench's `src`
+    (the program runs in pack/<benchmark>): the benchmark's own non-source files, `src/data/<stem>` (read by
+    hard-coded paths such as srad's ../data/srad/image.pgm), and every path its arguments name that exists
+    in the tree (../inversek2j-sycl/coord_in.txt). Files over DATA_FILE_LIMIT are left out; so is
+    everything once a benchmark's data passes DATA_TOTAL_LIMIT."""
+    root = source.parent.resolve()
+    shared = root / "data" / source.name.removesuffix("-cuda")
+    candidates = [f for directory in (source, shared) if directory.is_dir() for f in directory.rglob("*")
+                  if f.is_file() and not NOT_DATA.search(f.name) and not f.name.startswith(".")]
+    for word in arguments:
+        named = (source / word).resolve()
+        if named.is_relative_to(root) and named.exists():
+            candidates += [named] if named.is_file() else [f for f in named.rglob("*") if f.is_file()]
+    chosen: dict[Path, Path] = {}
+    total = 0
+    for path in candidates:
+        path = path.resolve()
+        size = path.stat().st_size
+        if path in chosen or size > DATA_FILE_LIMIT or total + size > DATA_TOTAL_LIMIT:
+            continue
+        chosen[path] = path.relative_to(root)
+        total += size
+    return chosen
 
 
 def instruction_counts(code_object: Path) -> dict[str, int]:
@@ -181,8 +225,8 @@ def prepare(args: argparse.Namespace) -> None:
     results: list[BenchmarkResult] = []
     jobs = []
     for name in names[:args.sample]:
-        child = run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work),
-                     "--timeout", str(args.timeout)], REPO_ROOT, timeout=1200)
+        child = run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work)], REPO_ROOT,
+                    timeout=1200)
         record = work / "results" / f"{name}.json"
         if not record.exists():
             lines = (child.stderr.strip() or "no output").splitlines()
@@ -195,7 +239,7 @@ def prepare(args: argparse.Namespace) -> None:
         print(f"{name}: {sum(k.translated for k in result.kernels)}/{len(result.kernels)} kernels translated; "
               f"{result.note or ('packed' if result.packed else '')}", file=sys.stderr, flush=True)
         if result.packed:
-            jobs.append({"name": name, "args": result.args, "timeout": args.timeout})
+            jobs.append({"name": name, "args": result.args})
     (pack / "jobs.json").write_text(json.dumps(jobs))
     (pack / "device.py").write_text(DEVICE_SCRIPT)
     with tarfile.open(work / "pack.tar.xz", "w:xz") as archive:
@@ -284,7 +328,7 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
                     kernel.round_trip = kernel.translated
     arguments = run_arguments(scratch)
     if not replaced_any or arguments is None:
-        result.note = result.note or ("no object round-tripped" if not replaced_any else "run needs data files")
+        result.note = result.note or ("no object round-tripped" if not replaced_any else "no run target")
         return result
     program.unlink()
     relinked = run(["make", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
@@ -298,6 +342,10 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
     for variant in ("original", "roundtrip"):
         (target / variant).chmod(0o755)
         run(["strip", variant], target)
+    for path, place in data_files(source_root / name, arguments).items():
+        (pack / place).parent.mkdir(parents=True, exist_ok=True)
+        if not (pack / place).exists():  # two benchmarks may read the same shared file
+            shutil.copyfile(path, pack / place)
     result.args = arguments
     result.packed = True
     return result
@@ -326,13 +374,28 @@ def recount(work: Path, state: list[BenchmarkResult]) -> None:
             kernel.hip_instructions = hip.get(kernel.name, kernel.hip_instructions)
 
 
+def kept_notes(results: Path) -> list[str]:
+    """The hand-written `## Notes...` section of an existing results file, which a report keeps."""
+    if not results.exists():
+        return []
+    text = results.read_text()
+    start = text.find("\n## Notes")
+    if start < 0:
+        return []
+    end = text.find("\n## ", start + 1)
+    return text[start + 1:end + 1 if end >= 0 else len(text)].splitlines()
+
+
 def report(args: argparse.Namespace) -> None:
     work = Path(args.work)
     state = [BenchmarkResult(**{**r, "kernels": [KernelResult(**k) for k in r["kernels"]]})
              for r in json.loads((work / "state.json").read_text())]
     if args.recount:
         recount(work, state)
-    device = json.loads(Path(args.device_results).read_text()) if args.device_results else {}
+    device: dict[str, dict[str, dict]] = {}  # the parts of a split device run, merged
+    for results_file in args.device_results or []:
+        for name, variants in json.loads(Path(results_file).read_text()).items():
+            device.setdefault(name, {}).update(variants)
     kernels = [k for r in state for k in r.kernels]
     translated = [k for k in kernels if k.translated]
     matched: list[KernelResult] = []
@@ -340,7 +403,7 @@ def report(args: argparse.Namespace) -> None:
     rows = []
     for result in state:
         outcome = ""
-        if result.name in device:
+        if len(device.get(result.name, {})) == 2:
             original, trip = device[result.name]["original"], device[result.name]["roundtrip"]
             # Only a run that finished (exit 0) shows anything: two timeouts or two crashes are not a match.
             if original["rc"] != 0:
@@ -386,10 +449,11 @@ def report(args: argparse.Namespace) -> None:
         "",
         "A kernel counts as matching only if its program was run on the H200 both as nvcc built it and with every",
         "object's device code replaced by the round trip, both finished with exit status 0, and the two printed the",
-        "same (lines that mention times, bandwidth or throughput left out). Programs whose Makefile `run` needs data",
-        "files, with an object that has an untranslated kernel, or whose original did not finish within the time",
-        "limit, are not compared: their kernels count as not matching.",
+        "same (lines that mention times, bandwidth or throughput left out). Programs with an object that has an",
+        "untranslated kernel, or whose original did not finish within the time limit (among them those whose data",
+        "files are not in HeCBench's checkout), are not compared: their kernels count as not matching.",
         "",
+        *kept_notes(Path(args.results)),
         "## Why kernels were not translated",
         "",
         *[f"- {count} x {reason}" for reason, count in sorted(reasons.items(), key=lambda x: -x[1])],
@@ -413,15 +477,13 @@ def main() -> None:
     p.add_argument("--sample", type=int, default=40)
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
-    p.add_argument("--timeout", type=int, default=20)
     o = commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")
     o.add_argument("hecbench")
     o.add_argument("name")
     o.add_argument("--work", default="/tmp/binary-path")
-    o.add_argument("--timeout", type=int, default=60)
     r = commands.add_parser("report")
     r.add_argument("--work", default="/tmp/binary-path")
-    r.add_argument("--device-results")
+    r.add_argument("--device-results", nargs="+", help="device.py's results file(s), one per --part")
     r.add_argument("--results", default=str(DEFAULT_RESULTS))
     r.add_argument("--seed-note", default="5")
     r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")

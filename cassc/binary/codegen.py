@@ -15,6 +15,10 @@ def _llvm():  # type: ignore[no-untyped-def]
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    # NVVM already ran LLVM's slow-division bypass (64 -> 32 bits, as AMDGPU's) over the PTX's 64-bit
+    # divisions: where it judged a 32-bit path worthwhile the PTX has both paths, so a div.s64 there is the
+    # wide path; the others it judged wide. Bypassing again would add a second, dead 32-bit division.
+    llvm.set_option("", "-amdgpu-bypass-slow-div=0")
     return llvm
 
 
@@ -46,6 +50,10 @@ def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-un
         raise CompileError(f"cassc produced invalid LLVM IR (a cassc bug, please report it): {error}") from error
     machine = target_machine(target)
     tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    # The PTX is NVVM's optimised output: its loops are already unrolled as NVVM chose (by 4 with a remainder
+    # loop, grid-stride loops included). Unrolling them again multiplies code for nothing; loops a pragma
+    # asks to unroll still are.
+    tuning.loop_unrolling = False
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
     return module

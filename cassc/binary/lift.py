@@ -33,17 +33,23 @@ class Target:
     alloca_space: int  # where allocas (and PTX .local) live
     byval: str  # how an aggregate kernel parameter is passed: format(type, align)
     byval_space: int
+    # Every kernel parameter is memory in byval_space (not only aggregates): a kernel's `.param` space is
+    # then one address space, so an address taken with `mov r, param` reads what `ld.param [param]` reads.
+    kernel_params_in_memory: bool
 
 
 AMDGPU = Target("amdgpu", "amdgcn-amd-amdhsa", "gfx1100", "amdgpu_kernel", 5,
-                "ptr addrspace(4) byref({type}) align {align}", 4)
-NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0)
+                "ptr addrspace(4) byref({type}) align {align}", 4, True)
+# NVPTX: generic pointers reach both allocas and byval parameters, so scalars stay values.
+NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0,
+               False)
 
 SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
 FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
                "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
+PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
 INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
-                      "<2 x bfloat>": "v2bf16"}
+                      "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
@@ -61,7 +67,7 @@ def int_type(ptx_type: str) -> str:
 
 
 def value_type(ptx_type: str) -> str:
-    return FLOAT_TYPES.get(ptx_type, int_type(ptx_type))
+    return FLOAT_TYPES.get(ptx_type) or PACKED_INTEGER_TYPES.get(ptx_type) or int_type(ptx_type)
 
 
 def is_float(ptx_type: str) -> bool:
@@ -128,7 +134,7 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     defined = [f for f in module.functions if f.body is not None]
     for function in defined:
         try:
-            lifter = FunctionLifter(function, module, target, linked or frozenset())
+            lifter = FunctionLifter(function, module, target, linked or frozenset(), separate=linked is not None)
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
             declared.update(lifter.declarations)
@@ -145,7 +151,7 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
                     and c not in (linked or ()))]
                 if missing:
                     failures[function.name] = f"{function.name} calls " + failures.get(
-                        missing[0], f"{missing[0]}, which has no PTX body (device printf, malloc, a library)")
+                        missing[0], _without_body(missing[0], linked is not None))
                     del bodies[function.name]
                     changed = True
     kernels = [f.name for f in defined if f.entry and f.name in bodies]
@@ -158,6 +164,21 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
+
+
+# Functions of CUDA's device runtime that PTX calls without a body, and what they are in the source.
+DEVICE_RUNTIME = {"vprintf": "device printf", "malloc": "device malloc", "free": "device free",
+                  "__assertfail": "assert in device code"}
+
+
+def _without_body(name: str, separate: bool) -> str:
+    """Why a call to `name`, which has no PTX body here, is not translated (after "call to ")."""
+    if name in DEVICE_RUNTIME:
+        return f"{name} ({DEVICE_RUNTIME[name]}), which cassc does not translate yet"
+    if separate:
+        return (f"{name}, which another separately compiled (-rdc) object defines: link the objects together "
+                "(cassc a.o b.o links their device code, as nvcc -dlink does)")
+    return f"{name}, which has no PTX body (a CUDA library function)"
 
 
 def _llvm_param_type(param: Variable) -> str:
@@ -242,9 +263,10 @@ def _attributes(target: Target) -> list[str]:
 
 class FunctionLifter:
     def __init__(self, function: Function, module: PtxModule, target: Target,
-                 linked: frozenset[str] = frozenset()) -> None:
+                 linked: frozenset[str] = frozenset(), separate: bool = False) -> None:
         self.function = function
         self.linked = linked
+        self.separate = separate
         self.module = module
         self.target = target
         self.allocas: list[str] = []
@@ -297,9 +319,9 @@ class FunctionLifter:
         f = self.function
         params = []
         for index, param in enumerate(f.params):
-            if f.entry and param.count is not None:
-                aggregate = f"[{param.size} x i8]"
-                params.append(self.target.byval.format(type=aggregate, align=param.align) + f" %arg{index}")
+            if f.entry and (param.count is not None or self.target.kernel_params_in_memory):
+                memory_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
+                params.append(self.target.byval.format(type=memory_type, align=param.align) + f" %arg{index}")
                 self.scopes[0][param.name] = (f"%arg{index}", self.target.byval_space)
             else:
                 llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
@@ -376,6 +398,11 @@ class FunctionLifter:
         else:
             raise self.fail(f"a function-scope .{variable.space} variable")
 
+    def param_space(self) -> int:
+        """Where `.param` addresses point: a kernel's parameters are its argument memory (AMDGPU: the
+        kernarg segment, byref), a device function's are its own stack slots."""
+        return self.target.byval_space if self.function.entry else self.target.alloca_space
+
     def lookup(self, name: str) -> tuple[str, int] | None:
         for scope in reversed(self.scopes):
             if name in scope:
@@ -421,7 +448,7 @@ class FunctionLifter:
     def convert_storage(self, raw: str, storage: str, ptx_type: str) -> str:
         wanted = int_type(ptx_type) if ptx_type != "pred" else "i1"
         value = self.resize(raw, storage, wanted, is_signed(ptx_type))
-        if is_float(ptx_type):
+        if value_type(ptx_type) != wanted:  # floats, packed pairs
             return self.value(f"bitcast {wanted} {value} to {value_type(ptx_type)}")
         return value
 
@@ -441,7 +468,7 @@ class FunctionLifter:
             raise self.fail(f"writes {register}, which is not a declared register")
         storage = self.registers[register]
         as_int = value
-        if is_float(ptx_type):
+        if value_type(ptx_type) != int_type(ptx_type):  # floats, packed pairs
             as_int = self.value(f"bitcast {value_type(ptx_type)} {value} to {int_type(ptx_type)}")
         have = "i1" if ptx_type == "pred" else int_type(ptx_type)
         as_int = self.resize(as_int, have, storage, is_signed(ptx_type))
@@ -454,7 +481,8 @@ class FunctionLifter:
             raise self.fail(f"unsupported address '{operand}'")
         base, sign, offset_text = match.groups()
         offset = _ptx_int(offset_text) * (-1 if sign == "-" else 1) if offset_text else 0
-        wanted = self.target.alloca_space if space in ("local", "param") else SPACE_NUMBERS[space]
+        wanted = self.param_space() if space == "param" else (
+            self.target.alloca_space if space == "local" else SPACE_NUMBERS[space])
         if space == "local" and self.target.alloca_space == 0:
             space = "generic"
         if base in self.registers:
@@ -483,6 +511,9 @@ class FunctionLifter:
         handler = getattr(self, f"op_{instruction.opcode}", None)
         if handler is None:
             raise self.fail(f"instruction '{instruction.opcode}' is not translated")
+        if instruction.opcode not in ("add", "sub", "min", "max") and any(
+                m in PACKED_INTEGER_TYPES for m in instruction.modifiers):
+            raise self.fail(f"'{instruction.opcode}' on packed 16-bit integers")
         if instruction.guard is None or instruction.opcode in ("bra",):
             handler(instruction)
             return
@@ -500,7 +531,7 @@ class FunctionLifter:
 
     def types(self, instruction: Instruction) -> list[str]:
         return [m for m in instruction.modifiers
-                if re.fullmatch(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|b128)", m)]
+                if re.fullmatch(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)", m)]
 
     def the_type(self, instruction: Instruction) -> str:
         found = self.types(instruction)
@@ -521,12 +552,16 @@ class FunctionLifter:
         destination, source = instruction.operands[0], instruction.operands[1]
         pointer, number = self.address(source, space)
         volatile = "volatile " if "volatile" in instruction.modifiers else ""
+        # ld.global.nc (__ldg, const __restrict__) reads memory the PTX ISA requires to be read-only for the
+        # kernel's lifetime: an invariant load, which LLVM may hoist, merge or make a scalar load.
+        invariant = ", !invariant.load !{}" if "nc" in instruction.modifiers and not volatile else ""
         targets = self.vector(destination)
         size = width(ptx_type) // 8
         for index, register in enumerate(targets):
             element = pointer if index == 0 else self.value(
                 f"getelementptr inbounds i8, {self.ptr(number)} {pointer}, i64 {index * size}")
-            loaded = self.value(f"load {volatile}{value_type(ptx_type)}, {self.ptr(number)} {element}, align {size}")
+            loaded = self.value(f"load {volatile}{value_type(ptx_type)}, {self.ptr(number)} {element}, "
+                                f"align {size}{invariant}")
             self.write(register, loaded, ptx_type)
 
     op_ldu = op_ld
@@ -555,7 +590,7 @@ class FunctionLifter:
         space = next(m for m in instruction.modifiers if m in ("global", "shared", "const", "local", "param"))
         ptx_type = self.the_type(instruction)
         value = self.read(instruction.operands[1], ptx_type)
-        number = _space_number(space, self.target)
+        number = self.param_space() if space == "param" else _space_number(space, self.target)
         if number == 0 or space == "global":
             self.write(instruction.operands[0], value, ptx_type)  # the same numbers in both spaces
             return
@@ -777,8 +812,14 @@ class FunctionLifter:
             base = f"llvm.{'s' if is_signed(ptx_type) else 'u'}{which}"
         llvm_type = value_type(ptx_type)
         a, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
-        self.write(instruction.operands[0], self.value(
-            f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})"), ptx_type)
+        result = self.value(f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})")
+        if "relu" in instruction.modifiers:  # negative results become 0
+            if is_float(ptx_type):
+                raise self.fail("min/max .relu on floats")
+            zero = "zeroinitializer" if ptx_type in PACKED_INTEGER_TYPES else "0"
+            result = self.value(f"call {llvm_type} {self.intrinsic('llvm.smax', llvm_type, 2)}({llvm_type} {result}, "
+                                f"{llvm_type} {zero})")
+        self.write(instruction.operands[0], result, ptx_type)
 
     def op_abs(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -946,6 +987,86 @@ class FunctionLifter:
             byte = self.value(f"select i1 {replicate}, i32 {filled}, i32 {byte}")
             result = self.value(f"or i32 {result}, {self.value(f'shl i32 {byte}, {8 * index}')}")
         self.write(instruction.operands[0], result, "b32")
+
+    # SIMD video instructions: two half-words (vop2) or four bytes (vop4) of 32-bit registers at once
+    def simd_video(self, instruction: Instruction, operation: str, lanes: int) -> None:
+        """`vop.dtype.atype.btype{.sat}{.add} d, a, b, c` with the default lane selectors and mask: each lane
+        of a and b extended by its type, combined, saturated to a dtype lane if .sat; then either the lanes
+        packed into d (the default mask selects them all, so nothing of c is merged) or, with .add, c plus
+        their sum (the PTX ISA's vadd4 family)."""
+        if any(re.search(r"\.[bh]\d+$", o.strip()) for o in instruction.operands):
+            raise self.fail("lane selectors and masks of SIMD video instructions")
+        types = self.types(instruction)
+        if len(types) != 3 or any(t not in ("u32", "s32") for t in types):
+            raise self.fail("SIMD video instructions other than .u32/.s32")
+        destination_type, a_type, b_type = types
+        bits = 32 // lanes
+        packed, wide = f"<{lanes} x i{bits}>", f"<{lanes} x i32>"
+
+        def lanes_of(operand: str, ptx_type: str) -> str:
+            vector = self.value(f"bitcast i32 {self.read(operand, 'b32')} to {packed}")
+            return self.value(f"{'sext' if is_signed(ptx_type) else 'zext'} {packed} {vector} to {wide}")
+
+        def call(base: str, *vectors: str, flag: str = "") -> str:
+            """A lane-wise intrinsic (`flag`: the trailing i1 argument llvm.abs takes)."""
+            name = f"{base}.v{lanes}i32"
+            self.declare(name, f"declare {wide} @{name}({', '.join([wide] * len(vectors))}{', i1' if flag else ''})")
+            arguments = ", ".join(f"{wide} {v}" for v in vectors) + (f", i1 {flag}" if flag else "")
+            return self.value(f"call {wide} @{name}({arguments})")
+
+        def splat(number: int) -> str:
+            return "<" + ", ".join([f"i32 {number}"] * lanes) + ">"
+
+        # Every lane value fits a signed i32 once extended, so signed min/max serve both signednesses.
+        a, b = lanes_of(instruction.operands[1], a_type), lanes_of(instruction.operands[2], b_type)
+        if operation == "absdiff":
+            result = call("llvm.abs", self.value(f"sub {wide} {a}, {b}"), flag="false")
+        elif operation in ("min", "max"):
+            result = call(f"llvm.s{operation}", a, b)
+        else:
+            result = self.value(f"{operation} {wide} {a}, {b}")
+        if "sat" in instruction.modifiers:
+            low, high = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if is_signed(destination_type)
+                         else (0, (1 << bits) - 1))
+            result = call("llvm.smin", call("llvm.smax", result, splat(low)), splat(high))
+        if "add" in instruction.modifiers:
+            name = f"llvm.vector.reduce.add.v{lanes}i32"
+            self.declare(name, f"declare i32 @{name}({wide})")
+            total = self.value(f"call i32 @{name}({wide} {result})")
+            value = self.value(f"add i32 {self.read(instruction.operands[3], 'b32')}, {total}")
+        else:
+            value = self.value(f"bitcast {packed} {self.value(f'trunc {wide} {result} to {packed}')} to i32")
+        self.write(instruction.operands[0], value, "b32")
+
+    def op_vabsdiff4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "absdiff", 4)
+
+    def op_vabsdiff2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "absdiff", 2)
+
+    def op_vadd4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "add", 4)
+
+    def op_vadd2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "add", 2)
+
+    def op_vsub4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "sub", 4)
+
+    def op_vsub2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "sub", 2)
+
+    def op_vmin4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "min", 4)
+
+    def op_vmin2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "min", 2)
+
+    def op_vmax4(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "max", 4)
+
+    def op_vmax2(self, instruction: Instruction) -> None:
+        self.simd_video(instruction, "max", 2)
 
     def op_copysign(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -1204,8 +1325,7 @@ class FunctionLifter:
         arguments = [a.strip() for a in operands.pop(0).strip("() ").split(",") if a.strip()] if operands else []
         callee = self.module.function(callee_name)
         if callee is None or (callee.body is None and callee_name not in self.linked):
-            raise self.fail(f"call to {callee_name}, which has no PTX body (device printf, malloc or a library "
-                            "function)")
+            raise self.fail(f"call to {_without_body(callee_name, self.separate)}")
         if len(callee.returns) > 1:
             raise self.fail("calls returning several values")
         values = []
@@ -1445,12 +1565,16 @@ class FunctionLifter:
             packet = self.value("call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
             index = "xyz".index(axis)
             size_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {4 + 2 * index}")
-            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !invariant.load !{{}}')} to i32")
+            # A workgroup has 1 to 1024 work-items (amdgpu-flat-work-group-size): the range lets LLVM keep
+            # index arithmetic on blockDim narrow.
+            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !range !{{i16 1, i16 1025}}, !invariant.load !{{}}')} to i32")
             if base == "ntid":
                 return size, "i32"
             grid_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {12 + 4 * index}")
             grid = self.value(f"load i32, ptr addrspace(4) {grid_field}, align 4, !invariant.load !{{}}")
-            return self.value(f"udiv i32 {grid}, {size}"), "i32"
+            # A CUDA launch is whole blocks (and the kernels say uniform-work-group-size), so the division is
+            # exact: LLVM then folds blockDim * gridDim, the grid-stride loop's stride, back to grid_size.
+            return self.value(f"udiv exact i32 {grid}, {size}"), "i32"
         if name == "laneid":
             return self.lane_id(), "i32"
         if name == "warpid":
