@@ -65,11 +65,12 @@ LARGEST_SOURCE_FILE = 2_000_000  # as hecbench_build.py: larger files are data s
 RELATIVE_TOLERANCE = 1e-3
 # A line that reports a time, a rate or a speed-up: left out of the comparison.
 # A bare "s" counts only as a unit after a number ("done in 1.52 s") or in brackets ("0.0004 (s)"); a
-# clock reading ("started at 02:38:55") is a time too.
+# clock reading ("started at 02:38:55") is a time too, and the GPU's memory in use ("GPU memory usage:
+# used = 12587.88 MB") depends on what else runs, as lulesh's figure of merit ("FOM ... z/s") on its speed.
 TIMING_LINE = re.compile(
     r"\b(times?|timing|elapsed|duration|latency|throughput|bandwidth|speed-?up|performance|perf|"
     r"(?:[GMT]?FLOP/?s|G?FLOPS)(?:/s)?|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
-    r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s)(?![\w/])"
+    r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s|memory usage|FOM|z/s)(?![\w/])"
     r"|(?<=\d) ?s\b(?![\w/])|\(s\)|\b\d{1,2}:\d{2}:\d{2}\b", re.IGNORECASE)
 # A line of only rules and spaces ("─────") between a timing header and its rows.
 RULE_LINE = re.compile(r"[^\w]*")
