@@ -195,10 +195,9 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     run([str(toolchain.archiver), "qc", str(lib64 / CUDART_STATIC_ARCHIVE), str(cudart_object)])
     run([str(toolchain.archiver), "qc", str(lib64 / "libcudadevrt.a")])
     openmp = (toolchain.openmp_runtime,) if toolchain.openmp_runtime else ()
-    (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDART_SONAME, *openmp))
-    (lib64 / "libcudart_static.a").write_text(
-        static_linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, *openmp))
-    (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, final_root / "lib64" / CUDA_DRIVER_SONAME))
+    (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDART_SONAME, *openmp)))
+    (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
+    (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
     _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
         installed = toolchain.hip_lib_dir / f"lib{hip}.so"
@@ -247,21 +246,14 @@ def jump_table(renames: list[tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def linker_script(hip_runtime: Path, cuda_named: Path, *also_as_needed: Path) -> str:
-    """What `-lcudart` / `-lcuda` link: the HIP runtime (code built with the shim headers calls it
-    directly) and, only if something calls a CUDA-named entry point, the library of jumps. libcudart
-    also brings clang's OpenMP runtime as needed: a link by g++ (CMake's CUDA link) of host code that
-    cassc compiled with -fopenmp needs libomp, and every CUDA link names cudart."""
-    as_needed = " ".join(map(str, (cuda_named, *also_as_needed)))
-    return ("/* cassc: the CUDA runtime is the HIP runtime (GNU ld linker script, as glibc's libc.so) */\n"
-            f"GROUP ( {hip_runtime} AS_NEEDED ( {as_needed} ) )\n")
-
-
-def static_linker_script(archive: Path, *also_as_needed: Path) -> str:
-    """What `-lcudart_static` (CMake's default CUDA runtime) links: the archive of jumps, and clang's
-    OpenMP runtime as needed, for the reason linker_script gives."""
-    as_needed = f" AS_NEEDED ( {' '.join(map(str, also_as_needed))} )" if also_as_needed else ""
-    return f"/* cassc: the static CUDA runtime (GNU ld linker script) */\nGROUP ( {archive}{as_needed} )\n"
+def linker_script(always: Path, as_needed: tuple[Path, ...]) -> str:
+    """A GNU ld linker script, as glibc's libc.so: `always` linked, the others only if something calls
+    them. `-lcudart` / `-lcuda`: the HIP runtime (code built with the shim headers calls it directly),
+    then the library of CUDA-named jumps. `-lcudart_static`: the archive of jumps. libcudart also names
+    clang's OpenMP runtime: a link by g++ (CMake's CUDA link) of host code that cassc compiled with
+    -fopenmp needs libomp, and every CUDA link names cudart."""
+    optional = f" AS_NEEDED ( {' '.join(map(str, as_needed))} )" if as_needed else ""
+    return f"/* cassc: the CUDA runtime on HIP (GNU ld linker script) */\nGROUP ( {always}{optional} )\n"
 
 
 def _assemble(assembly: str, output: Path, toolchain: Toolchain) -> Path:

@@ -48,6 +48,9 @@ SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
 FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
                "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
 PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
+# The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
+SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
+              for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
                       "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
@@ -508,7 +511,8 @@ class FunctionLifter:
 
     # -- instructions ---------------------------------------------------------------------------
     def instruction(self, instruction: Instruction) -> None:
-        handler = getattr(self, f"op_{instruction.opcode}", None)
+        video = SIMD_VIDEO.get(instruction.opcode)
+        handler = (lambda i: self.simd_video(i, *video)) if video else getattr(self, f"op_{instruction.opcode}", None)
         if handler is None:
             raise self.fail(f"instruction '{instruction.opcode}' is not translated")
         if instruction.opcode not in ("add", "sub", "min", "max") and any(
@@ -1037,36 +1041,6 @@ class FunctionLifter:
         else:
             value = self.value(f"bitcast {packed} {self.value(f'trunc {wide} {result} to {packed}')} to i32")
         self.write(instruction.operands[0], value, "b32")
-
-    def op_vabsdiff4(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "absdiff", 4)
-
-    def op_vabsdiff2(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "absdiff", 2)
-
-    def op_vadd4(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "add", 4)
-
-    def op_vadd2(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "add", 2)
-
-    def op_vsub4(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "sub", 4)
-
-    def op_vsub2(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "sub", 2)
-
-    def op_vmin4(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "min", 4)
-
-    def op_vmin2(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "min", 2)
-
-    def op_vmax4(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "max", 4)
-
-    def op_vmax2(self, instruction: Instruction) -> None:
-        self.simd_video(instruction, "max", 2)
 
     def op_copysign(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
