@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from cassc.binary.ptx import Block, Function, Instruction, Label, PtxModule, Registers, Variable
+from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
+from cassc.binary.reroll import reroll_runtime_unrolled_loops
 from cassc.errors import CasscError
 
 
@@ -137,7 +138,8 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     defined = [f for f in module.functions if f.body is not None]
     for function in defined:
         try:
-            lifter = FunctionLifter(function, module, target, linked or frozenset(), separate=linked is not None)
+            rolled = replace(function, body=reroll_runtime_unrolled_loops(function.body or []))
+            lifter = FunctionLifter(rolled, module, target, linked or frozenset(), separate=linked is not None)
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
             declared.update(lifter.declarations)
@@ -372,6 +374,8 @@ class FunctionLifter:
                     self.lines.append(f"  br label %{self.label(statement.name)}")
                 self.lines.append(f"{self.label(statement.name)}:")
                 self.terminated = False
+            elif isinstance(statement, Pragma):
+                continue
             elif isinstance(statement, Block):
                 self.scopes.append({})
                 self.statements(statement.statements)

@@ -62,6 +62,13 @@ class Label:
 
 
 @dataclass(frozen=True)
+class Pragma:
+    """`.pragma "nounroll";` inside a body: NVVM marks the remainder loop of a runtime-unrolled loop so."""
+
+    text: str  # "nounroll"
+
+
+@dataclass(frozen=True)
 class Registers:
     type: str
     names: tuple[str, ...]
@@ -74,7 +81,7 @@ class Block:
     statements: tuple[Statement, ...]
 
 
-Statement = Instruction | Label | Registers | Variable | Block
+Statement = Instruction | Label | Registers | Variable | Block | Pragma
 
 
 @dataclass
@@ -275,7 +282,9 @@ def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement
             statements.append(Block(tuple(inner)))
             continue
         if word == ".pragma":
-            position = _until(tokens, position, ";") + 1
+            end = _until(tokens, position, ";")
+            statements.append(Pragma(" ".join(t.strip('"') for t, _ in tokens[position + 1:end] if t != "\n")))
+            position = end + 1
             continue
         end = _until(tokens, position, ";")
         if word.endswith(":") and not word.startswith("@"):
