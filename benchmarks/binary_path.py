@@ -236,6 +236,10 @@ def prepare(args: argparse.Namespace) -> None:
         failing = failing_originals(Path(args.skip_failing_originals))
         names = [n for n in names if n not in failing]
     chosen = names[:args.sample]
+    (work / "build").mkdir()
+    for extra in ("include", "data"):  # a few Makefiles reach ../include
+        if (source_root / extra).exists():
+            (work / "build" / extra).symlink_to(source_root / extra)
 
     def child(name: str) -> subprocess.CompletedProcess[str]:
         return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work)], REPO_ROOT,
@@ -287,9 +291,6 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
     lld = find_toolchain().lld
     scratch = work / "build" / name
     shutil.copytree(source_root / name, scratch, symlinks=True)
-    for extra in ("include", "data"):  # a few Makefiles reach ../include
-        if (source_root / extra).exists() and not (work / "build" / extra).exists():
-            (work / "build" / extra).symlink_to(source_root / extra)
     built = run(["make", "-j2", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
     programs = [p for p in scratch.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.suffix == ""
                 and p.read_bytes()[:4] == b"\x7fELF"]

@@ -158,16 +158,22 @@ def _remainder_loop(body, start, labels, definitions, only_definition, affine) -
         return None
     skip = skips[0]
     zero_test = only_definition(body[skip].guard)
-    # The guard: the one branch on `btc < U-1` with tc = btc + 1.
+    # The guard: the one branch on `btc < U-1` with tc = btc + 1; or, where btc = x >> s (a loop with a
+    # power-of-two step), on `x < (U-1) << s`.
     root, offset = affine(inits[0].operands[1])
+    bounds = {(root, offset - 1): mask}
+    shift = only_definition(root) if offset == 1 else None
+    if shift is not None and shift.opcode == "shr" and shift.modifiers[-1].startswith(("u", "b")) and \
+            _constant(shift.operands[2]) is not None:  # a logical shift: .u and .b types
+        bounds[affine(shift.operands[1])] = mask << _constant(shift.operands[2])
     guards = []
     for index, statement in enumerate(body):
         if not _is_branch(statement, conditional=True) or statement.negated:
             continue
         compare = only_definition(statement.guard)
         if compare is not None and compare.opcode == "setp" and "lt" in compare.modifiers and \
-                any(m.startswith("u") for m in compare.modifiers) and _constant(compare.operands[-1]) == mask \
-                and affine(compare.operands[1]) == (root, offset - 1):
+                any(m.startswith("u") for m in compare.modifiers) and \
+                bounds.get(affine(compare.operands[1])) == _constant(compare.operands[-1]):
             guards.append(index)
     if len(guards) != 1:
         return None
