@@ -232,10 +232,10 @@ def prepare(args: argparse.Namespace) -> None:
     pack.mkdir()
     names = sorted(d.name for d in source_root.iterdir() if d.name.endswith("-cuda") and in_reach(d))
     random.Random(args.seed).shuffle(names)
-    if args.skip_failing_originals:
-        failing = failing_originals(Path(args.skip_failing_originals))
-        names = [n for n in names if n not in failing]
-    chosen = names[:args.sample]
+    failing = failing_originals(Path(args.skip_failing_originals)) if args.skip_failing_originals else set()
+    chosen = [n for n in names if n not in failing][:args.sample]
+    sample = {"seed": args.seed, "left_out": [n for n in names[:names.index(chosen[-1]) + 1] if n in failing]}
+    (work / "sample.json").write_text(json.dumps(sample))
     (work / "build").mkdir()
     for extra in ("include", "data"):  # a few Makefiles reach ../include
         if (source_root / extra).exists():
@@ -451,10 +451,14 @@ def report(args: argparse.Namespace) -> None:
             key = why.split(": '")[0].strip()[:110]
             reasons[key] = reasons.get(key, 0) + 1
     built = [r for r in state if r.built]
+    sample = json.loads((work / "sample.json").read_text())
+    left_out = (f", leaving out the {len(sample['left_out'])} the seed drew whose original exits with an error "
+                f"on the H200 in `hecbench_verify.py`'s record: {', '.join(sample['left_out'])}"
+                if sample["left_out"] else "")
     lines = [
         "# Binary path over HeCBench (nvcc-built objects only)",
         "",
-        f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {args.seed_note}); {len(built)} built by nvcc 13 "
+        f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {sample['seed']}{left_out}); {len(built)} built by nvcc 13 "
         "(`make CC=nvcc ARCH=sm_90`). cassc saw only their objects. Produced by `benchmarks/binary_path.py`.",
         "",
         "| measure | value | target |",
@@ -513,7 +517,6 @@ def main() -> None:
     r.add_argument("--work", default="/tmp/binary-path")
     r.add_argument("--device-results", nargs="+", help="device.py's results file(s), one per --part")
     r.add_argument("--results", default=str(DEFAULT_RESULTS))
-    r.add_argument("--seed-note", default="5")
     r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
     args = parser.parse_args()
     {"prepare": prepare, "one": one, "report": report}[args.command](args)

@@ -69,7 +69,7 @@ RELATIVE_TOLERANCE = 1e-3
 # used = 12587.88 MB") depends on what else runs, as lulesh's figure of merit ("FOM ... z/s") on its speed.
 TIMING_LINE = re.compile(
     r"\b(times?|timing|elapsed|duration|latency|throughput|bandwidth|speed-?up|performance|perf|"
-    r"(?:[GMT]?FLOP/?s|G?FLOPS)(?:/s)?|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
+    r"(?:[GMT]?FLOP/?s|G?FLOPS)(?:/s)?|[GMT]F/s|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
     r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s|memory usage|FOM|z/s)(?![\w/])"
     r"|(?<=\d) ?s\b(?![\w/])|\(s\)|\b\d{1,2}:\d{2}:\d{2}\b", re.IGNORECASE)
 # A line of only rules and spaces ("─────") between a timing header and its rows.

@@ -28,7 +28,7 @@ def test_timing_lines_and_tables_under_a_timing_header_are_not_compared() -> Non
 
 def test_times_in_seconds_clock_readings_and_rates_per_second_are_timing_lines() -> None:
     output = ("done in 1.523049 s for 1 iterations (1.523049 s by iteration)\npselect = 0.000416 (s)\n"
-              "MCMD started on 11-21-2026 at 02:38:55\nAverage TriadFlops 13.445 GFLOPS/s\n"
+              "MCMD started on 11-21-2026 at 02:38:55\nAverage TriadFlops 13.445 GFLOPS/s\nGF/s (device): 3.714\n"
               "Kernel          Avg(ms)    BW(GB/s)\n─────────────\nbase   0.381  2111.1\n─────────────\n"
               "3 particles\nerror 1.5e-3s\n")
     assert verify.comparable_lines(output) == ["3 particles"]
