@@ -3,8 +3,10 @@ validated against CUDA's parameter layout, and spliced into programs linked from
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
+import struct
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -609,3 +611,23 @@ def test_a_code_object_kernel_must_match_cudas_parameters_and_fit_the_lds() -> N
     assert kernel(12, 1024).mismatch_with_cuda(9) is None  # rounded up to 4 bytes
     assert "16 bytes of kernel arguments on gfx1100 but 9 on CUDA" in kernel(16, 0).mismatch_with_cuda(9)
     assert "70000 bytes of shared memory" in kernel(12, 70000).mismatch_with_cuda(12)
+
+
+TANH_INPUTS = [1e-6, -1e-4, 0.01, 0.3, -0.54, 0.56, 1.0, -2.5, 9.0, 40.0]
+
+
+def test_tanh_approx_keeps_its_relative_error_near_zero_and_saturates() -> None:
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+
+    body = "\n".join(f"\ttanh.approx.f32 %f{i + 1}, 0f{struct.unpack('<I', struct.pack('<f', x))[0]:08X};\n"
+                     f"\tst.global.f32 [%rd2+{4 * i}], %f{i + 1};" for i, x in enumerate(TANH_INPUTS))
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry t(.param .u64 out)\n{\n"
+           f"\t.reg .f32 %f<{len(TANH_INPUTS) + 1}>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n"
+           f"\tcvta.to.global.u64 %rd2, %rd1;\n{body}\n\tret;\n}}\n")
+    ir = str(optimized_module(lift_module(parse_ptx(ptx), AMDGPU, data_layout(AMDGPU)).ir, AMDGPU))
+    stored = [struct.unpack("<d", struct.pack("<Q", int(m[2:], 16)))[0] if m.startswith("0x") else float(m)
+              for m in re.findall(r"store float (0x[0-9A-F]{16}|[-+.\de]+), ptr addrspace\(1\)", ir)]
+    assert len(stored) == len(TANH_INPUTS)  # LLVM folds the constants: the lifted formula, evaluated
+    for x, y in zip(TANH_INPUTS, stored):
+        assert abs(y - math.tanh(x)) <= 2 ** -11 * abs(math.tanh(x)), (x, y)

@@ -12,6 +12,7 @@ Anything not translated raises `Unsupported`, naming the instruction and the fun
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import dataclass, field, replace
@@ -97,7 +98,13 @@ def _ptx_float_value(text: str) -> float:
 
 def _ptx_float(text: str, ptx_type: str) -> str:
     """A PTX float literal -> an LLVM constant of `ptx_type`."""
-    value = _ptx_float_value(text)
+    return float_constant(_ptx_float_value(text), ptx_type)
+
+
+def float_constant(value: float, ptx_type: str) -> str:
+    """`value`, rounded to `ptx_type`, as an LLVM constant of that type."""
+    if ptx_type == "f32":
+        value = struct.unpack("<f", struct.pack("<f", value))[0]
     if ptx_type == "f16":
         return f"0xH{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
     if ptx_type == "bf16":
@@ -1107,12 +1114,33 @@ class FunctionLifter:
         ptx_type = self.the_type(instruction)
         llvm_type = value_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        # tanh(x) = 1 - 2 / (exp(2x) + 1), which saturates correctly at both ends.
-        doubled = self.value(f"fmul afn {llvm_type} {a}, 0x4007154760000000")  # 2 * log2(e)
+        if self.target.name == "nvptx" and ptx_type == "f32":
+            # The round trip keeps the hardware's approximation, so the program prints what the original did.
+            self.declare("llvm.nvvm.tanh.approx.f32", "declare float @llvm.nvvm.tanh.approx.f32(float)")
+            self.write(instruction.operands[0], self.value(f"call float @llvm.nvvm.tanh.approx.f32(float {a})"),
+                       ptx_type)
+            return
+        # PTX promises a relative error (2^-11 for f32): near 0, where tanh(x) ~ x, an odd Taylor polynomial
+        # (relative error < 3e-5 below |x| = 0.55); beyond, 1 - 2 / (exp(2|x|) + 1) with x's sign, which has
+        # no cancellation there and saturates correctly.
+        magnitude = self.value(f"call {llvm_type} {self.intrinsic('llvm.fabs', llvm_type, 1)}({llvm_type} {a})")
+        doubled = self.value(f"fmul afn {llvm_type} {magnitude}, {float_constant(2 / math.log(2), ptx_type)}")
         exp = self.value(f"call afn {llvm_type} {self.intrinsic('llvm.exp2', llvm_type, 1)}({llvm_type} {doubled})")
-        denominator = self.value(f"fadd afn {llvm_type} {exp}, 1.0")
-        self.write(instruction.operands[0], self.value(
-            f"fsub afn {llvm_type} 1.0, {self.value(f'fdiv afn {llvm_type} 2.0, {denominator}')}"), ptx_type)
+        denominator = self.value(f"fadd afn {llvm_type} {exp}, {float_constant(1, ptx_type)}")
+        quotient = self.value(f"fdiv afn {llvm_type} {float_constant(2, ptx_type)}, {denominator}")
+        large = self.value(f"fsub afn {llvm_type} {float_constant(1, ptx_type)}, {quotient}")
+        signed = self.value(f"call {llvm_type} {self.intrinsic('llvm.copysign', llvm_type, 2)}"
+                            f"({llvm_type} {large}, {llvm_type} {a})")
+        square = self.value(f"fmul {llvm_type} {a}, {a}")
+        series = float_constant(62 / 2835, ptx_type)  # Horner in x^2 over x^9 .. x^3's coefficients
+        for coefficient in (-17 / 315, 2 / 15, -1 / 3):
+            series = self.value(f"fmul {llvm_type} {series}, {square}")
+            series = self.value(f"fadd {llvm_type} {series}, {float_constant(coefficient, ptx_type)}")
+        cubic_and_up = self.value(f"fmul {llvm_type} {self.value(f'fmul {llvm_type} {series}, {square}')}, {a}")
+        small = self.value(f"fadd {llvm_type} {cubic_and_up}, {a}")
+        near_zero = self.value(f"fcmp olt {llvm_type} {magnitude}, {float_constant(0.55, ptx_type)}")
+        self.write(instruction.operands[0], self.value(f"select i1 {near_zero}, {llvm_type} {small}, "
+                                                       f"{llvm_type} {signed}"), ptx_type)
 
     # comparisons and selection
     def compare(self, comparison: str, ptx_type: str, a: str, b: str) -> str:
