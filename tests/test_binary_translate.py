@@ -631,3 +631,45 @@ def test_tanh_approx_keeps_its_relative_error_near_zero_and_saturates() -> None:
     assert len(stored) == len(TANH_INPUTS)  # LLVM folds the constants: the lifted formula, evaluated
     for x, y in zip(TANH_INPUTS, stored):
         assert abs(y - math.tanh(x)) <= 2 ** -11 * abs(math.tanh(x)), (x, y)
+
+
+# (a, b, c) with a*b + c not a float: each directed rounding picks a different neighbour.
+FMA_CASES = [(1.0 / 3.0, 3.0, 0.0), (-1.0 / 3.0, 3.0, 0.0), (0.1, 0.2, 0.3), (1e-3, 252.0, 12582913.0),
+             (-1e-3, 252.0, 12582913.0), (1.5, 1.5, -2.25), (16777217.0 / 16777216.0, 1.0, 1e-8)]
+
+
+def float_step(x: float, direction: int) -> float:
+    """The float next to `x` (not zero) upward (+1) or downward (-1)."""
+    bits = struct.unpack("<i", struct.pack("<f", x))[0]
+    bits += direction if x > 0 else -direction
+    return struct.unpack("<f", struct.pack("<i", bits))[0]
+
+
+@pytest.mark.parametrize("rounding", ["rn", "rm", "rp", "rz"])
+def test_fma_rounding_modes_round_the_exact_result_as_the_ptx_isa_says(rounding: str) -> None:
+    from fractions import Fraction
+
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+
+    def f32(x: float) -> float:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+
+    def literal(x: float) -> str:
+        return f"0f{struct.unpack('<I', struct.pack('<f', x))[0]:08X}"
+
+    body = "\n".join(f"\tfma.{rounding}.f32 %f{i + 1}, {literal(a)}, {literal(b)}, {literal(c)};\n"
+                     f"\tst.global.f32 [%rd2+{4 * i}], %f{i + 1};" for i, (a, b, c) in enumerate(FMA_CASES))
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry t(.param .u64 out)\n{\n"
+           f"\t.reg .f32 %f<{len(FMA_CASES) + 1}>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [out];\n"
+           f"\tcvta.to.global.u64 %rd2, %rd1;\n{body}\n\tret;\n}}\n")
+    ir = str(optimized_module(lift_module(parse_ptx(ptx), AMDGPU, data_layout(AMDGPU)).ir, AMDGPU))
+    stored = [struct.unpack("<d", struct.pack("<Q", int(m[2:], 16)))[0] if m.startswith("0x") else float(m)
+              for m in re.findall(r"store float (0x[0-9A-F]{16}|[-+.\de]+), ptr addrspace\(1\)", ir)]
+    for (a, b, c), got in zip(FMA_CASES, stored, strict=True):
+        exact = Fraction(f32(a)) * Fraction(f32(b)) + Fraction(f32(c))
+        nearest = f32(float(exact))
+        below = nearest if Fraction(nearest) <= exact else float_step(nearest, -1)
+        above = nearest if Fraction(nearest) >= exact else float_step(nearest, 1)
+        expected = {"rn": nearest, "rm": below, "rp": above, "rz": below if exact >= 0 else above}[rounding]
+        assert got == expected, (a, b, c, got, expected)

@@ -802,9 +802,54 @@ class FunctionLifter:
         ptx_type = self.the_type(instruction)
         llvm_type = value_type(ptx_type)
         a, b, c = (self.read(o, ptx_type) for o in instruction.operands[1:4])
-        result = self.value(f"call {llvm_type} {self.intrinsic('llvm.fma', llvm_type, 3)}({llvm_type} {a}, "
-                            f"{llvm_type} {b}, {llvm_type} {c})")
+        directed = next((m for m in instruction.modifiers if m in ("rm", "rp", "rz")), None)
+        if directed and ptx_type == "f32":
+            result = self.directed_fma_f32(a, b, c, directed)
+        else:
+            result = self.value(f"call {llvm_type} {self.intrinsic('llvm.fma', llvm_type, 3)}({llvm_type} {a}, "
+                                f"{llvm_type} {b}, {llvm_type} {c})")
         self.write(instruction.operands[0], self.saturate(instruction, result, ptx_type), ptx_type)
+
+    def directed_fma_f32(self, a: str, b: str, c: str, rounding: str) -> str:
+        """fma.rm/.rp/.rz.f32 (CUDA's expf rounds down to split off an exponent): the exact a*b + c is
+        s + error in double (a float product is exact there, TwoSum gives the addition's error); rounded to
+        nearest, then stepped one float toward the wanted direction when that rounding went the other way."""
+        ad, bd, cd = (self.value(f"fpext float {x} to double") for x in (a, b, c))
+        product = self.value(f"fmul double {ad}, {bd}")
+        total = self.value(f"fadd double {product}, {cd}")
+        c_part = self.value(f"fsub double {total}, {product}")
+        product_part = self.value(f"fsub double {total}, {c_part}")
+        error = self.value(f"fadd double {self.value(f'fsub double {product}, {product_part}')}, "
+                           f"{self.value(f'fsub double {cd}, {c_part}')}")
+        nearest = self.value(f"fptrunc double {total} to float")
+        back = self.value(f"fpext float {nearest} to double")
+        tie = self.value(f"fcmp oeq double {back}, {total}")
+        error_negative = self.value(f"fcmp olt double {error}, 0.0")
+        error_positive = self.value(f"fcmp ogt double {error}, 0.0")
+        above = self.value(f"or i1 {self.value(f'fcmp ogt double {back}, {total}')}, "
+                           f"{self.value(f'and i1 {tie}, {error_negative}')}")
+        below = self.value(f"or i1 {self.value(f'fcmp olt double {back}, {total}')}, "
+                           f"{self.value(f'and i1 {tie}, {error_positive}')}")
+        bits = self.value(f"bitcast float {nearest} to i32")
+        negative = self.value(f"icmp slt i32 {bits}, 0")
+        is_zero = self.value(f"fcmp oeq float {nearest}, 0.0")
+        # One float down / up: the bit pattern's magnitude steps by one; from zero to the smallest denormal.
+        plus_one = self.value(f"add i32 {bits}, 1")
+        minus_one = self.value(f"sub i32 {bits}, 1")
+        down = self.value(f"select i1 {is_zero}, i32 -2147483647, i32 "
+                          f"{self.value(f'select i1 {negative}, i32 {plus_one}, i32 {minus_one}')}")
+        up = self.value(f"select i1 {is_zero}, i32 1, i32 "
+                        f"{self.value(f'select i1 {negative}, i32 {minus_one}, i32 {plus_one}')}")
+        if rounding == "rm":
+            step_down, step_up = above, "false"
+        elif rounding == "rp":
+            step_down, step_up = "false", below
+        else:  # rz: toward zero, so down for a positive result and up for a negative one
+            step_down = self.value(f"and i1 {above}, {self.value(f'fcmp ogt double {total}, 0.0')}")
+            step_up = self.value(f"and i1 {below}, {self.value(f'fcmp olt double {total}, 0.0')}")
+        chosen = self.value(f"select i1 {step_down}, i32 {down}, i32 "
+                            f"{self.value(f'select i1 {step_up}, i32 {up}, i32 {bits}')}")
+        return self.value(f"bitcast i32 {chosen} to float")
 
     def unary_intrinsic(self, instruction: Instruction, base: str, flags: str = "") -> None:
         ptx_type = self.the_type(instruction)
