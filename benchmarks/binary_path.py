@@ -21,10 +21,10 @@ tarball; `device.py` (written beside it) runs both on the H200 (a time limit per
 one of several parts, so that a batch fits a device call) and writes what each printed; `report` compares the two outputs (lines that report times are
 left out: they differ between any two runs) and writes benchmarks/results/binary-path.md.
 
-    .venv/bin/python benchmarks/binary_path.py prepare /work/hecbench --sample 40 --work /tmp/bp
-    (on the H200)  python3 /tmp/bp/pack/device.py /tmp/bp/pack $OUT --timeout 60 --jobs 8 --part 1/2  (and 2/2)
-    .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results results-1-of-2.json \
-        results-2-of-2.json
+    .venv/bin/python benchmarks/binary_path.py prepare /work/hecbench --sample 120 --jobs 2 --work /tmp/bp \
+        --skip-failing-originals ~/.cache/cassc-benchmarks/hecbench/verify.json
+    (on the H200, one part per GPU)  python3 pack/device.py pack $OUT/p1 --timeout 240 --jobs 4 --part 1/4 ...
+    .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results p*/results-*-of-4.json
 """
 
 from __future__ import annotations
