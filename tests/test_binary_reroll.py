@@ -19,8 +19,8 @@ from cassc.binary.reroll import reroll_runtime_unrolled_loops
 NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 pytestmark = pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
 
-# A hash loop (no closed form, so NVVM keeps and unrolls it) counted up by one (the epilogue shape) and by a
-# run-time step (the prologue shape, whose trip count is a division); a grid-stride loop as HeCBench writes
+# A hash loop (no closed form, so NVVM keeps and unrolls it) counted up by one (the epilogue shape), by a
+# run-time step (the prologue shape, whose trip count is a division) and by a power of two (a shift); a grid-stride loop as HeCBench writes
 # them; and a descending loop with 64-bit divisions, as tensor-index code has.
 SOURCE = r"""
 __global__ void by_one(int n, unsigned *out) {
@@ -31,6 +31,11 @@ __global__ void by_one(int n, unsigned *out) {
 __global__ void by_step(int start, int n, int step, unsigned *out) {
   unsigned h = 7;
   for (int i = start; i < n; i += step) h = h * 31 + i;
+  *out = h;
+}
+__global__ void by_four(int start, int n, unsigned *out) {
+  unsigned h = 7;
+  for (int i = start; i < n; i += 4) h = h * 31 + i;
   *out = h;
 }
 __global__ void grid_stride(int n, const float *x, float *y) {
@@ -105,6 +110,13 @@ def test_a_rerolled_loop_with_a_run_time_step_computes_the_original(ptx: str, tr
     text = with_constants(kernel(ptx, "_Z7by_stepiiiPj"), {0: 3, 1: 3 + 2 * trips, 2: 2})
     assert rerolled(text)
     assert folded_store(text) == hash_loop(3, 3 + 2 * trips, 2)
+
+
+@pytest.mark.parametrize("trips", [1, 3, 4, 9])
+def test_a_rerolled_loop_with_a_power_of_two_step_computes_the_original(ptx: str, trips: int) -> None:
+    text = with_constants(kernel(ptx, "_Z7by_fouriiPj"), {0: 5, 1: 5 + 4 * trips - 1})
+    assert rerolled(text)
+    assert folded_store(text) == hash_loop(5, 5 + 4 * trips - 1, 4)
 
 
 def test_a_grid_stride_loop_keeps_one_copy_of_its_body(ptx: str) -> None:

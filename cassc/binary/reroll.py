@@ -92,24 +92,33 @@ def _constant(text: str) -> int | None:
         return None
 
 
-def _rerollable(body: list[Statement]) -> Iterator[_Reroll]:
-    definitions: dict[str, list[Instruction]] = {}
-    for instruction in _instructions(body):
-        for register in _defined(instruction):
-            definitions.setdefault(register, []).append(instruction)
-    labels = {s.name: index for index, s in enumerate(body) if isinstance(s, Label)}
-    if any(i.opcode == "bra" and i.operands[0] not in labels for i in _instructions(body)):
-        return  # a branch into a `{ }` block: the flat view below would not be the control flow
+class _FunctionView:
+    """A body's labels and register definitions, and values traced through them."""
 
-    def only_definition(register: str) -> Instruction | None:
-        found = definitions.get(register, [])
+    def __init__(self, body: list[Statement]) -> None:
+        self.body = body
+        self.labels = {s.name: index for index, s in enumerate(body) if isinstance(s, Label)}
+        self.definitions: dict[str, list[Instruction]] = {}
+        for instruction in _instructions(body):
+            for register in _defined(instruction):
+                self.definitions.setdefault(register, []).append(instruction)
+
+    def only_definition(self, register: str | None) -> Instruction | None:
+        found = self.definitions.get(register or "", [])
         return found[0] if len(found) == 1 else None
 
-    def affine(register: str) -> tuple[str, int]:
+    def compare(self, statement: Statement) -> Instruction | None:
+        """The `setp` a conditional, non-negated branch tests."""
+        if not _is_branch(statement, conditional=True) or statement.negated:  # type: ignore[union-attr]
+            return None
+        definition = self.only_definition(statement.guard)  # type: ignore[union-attr]
+        return definition if definition is not None and definition.opcode == "setp" else None
+
+    def affine(self, register: str) -> tuple[str, int]:
         """`register` as (root register, constant) through single-definition `add r, x, constant`."""
         offset = 0
         for _ in range(8):
-            definition = only_definition(register)
+            definition = self.only_definition(register)
             if definition is None or definition.opcode != "add" or len(definition.operands) != 3:
                 break
             constant = _constant(definition.operands[2])
@@ -118,29 +127,35 @@ def _rerollable(body: list[Statement]) -> Iterator[_Reroll]:
             register, offset = definition.operands[1], offset + constant
         return register, offset
 
+
+def _rerollable(body: list[Statement]) -> Iterator[_Reroll]:
+    view = _FunctionView(body)
+    if any(i.opcode == "bra" and i.operands[0] not in view.labels for i in _instructions(body)):
+        return  # a branch into a `{ }` block: the flat view below would not be the control flow
     for start, statement in enumerate(body):
-        if not (isinstance(statement, Label) and start + 1 < len(body) and body[start + 1] == Pragma("nounroll")):
-            continue
-        found = _remainder_loop(body, start, labels, definitions, only_definition, affine)
-        if found is not None:
-            yield found
+        if isinstance(statement, Label) and start + 1 < len(body) and body[start + 1] == Pragma("nounroll"):
+            found = _remainder_loop(view, start)
+            if found is not None:
+                yield found
 
 
-def _remainder_loop(body, start, labels, definitions, only_definition, affine) -> _Reroll | None:  # type: ignore[no-untyped-def]
-    head = body[start].name
+def _remainder_loop(view: _FunctionView, start: int) -> _Reroll | None:
+    """The rewrite for the remainder loop whose header label is `body[start]`, if the shape is exact."""
+    body, labels = view.body, view.labels
+    head = body[start].name  # type: ignore[union-attr]
     latch = next((i for i in range(start + 1, len(body)) if _is_branch(body[i])
-                  and body[i].operands[0] == head), None)
-    if latch is None or body[latch].guard is None or body[latch].negated:
+                  and body[i].operands[0] == head), None)  # type: ignore[union-attr]
+    if latch is None:
         return None
     inside = range(start + 1, latch)
     if any(isinstance(body[i], Instruction) and body[i].opcode in ("ret", "exit") for i in inside) or any(
-            _is_branch(body[i]) and not start < labels.get(body[i].operands[0], -1) < latch for i in inside):
+            _is_branch(body[i]) and not start < labels[body[i].operands[0]] < latch for i in inside):  # type: ignore[union-attr]
         return None
-    test = only_definition(body[latch].guard)
-    if test is None or test.opcode != "setp" or "ne" not in test.modifiers or _constant(test.operands[-1]) != 0:
+    test = view.compare(body[latch])
+    if test is None or "ne" not in test.modifiers or _constant(test.operands[-1]) != 0:
         return None
     counter = test.operands[-2]
-    counter_definitions = definitions.get(counter, [])
+    counter_definitions = view.definitions.get(counter, [])
     decrement = [d for d in counter_definitions if d.opcode == "add" and d.operands[1:] == (counter, "-1")]
     inits = [d for d in counter_definitions if d.opcode == "and"]
     if len(decrement) != 1 or len(inits) != 1 or len(counter_definitions) != 2:
@@ -150,31 +165,23 @@ def _remainder_loop(body, start, labels, definitions, only_definition, affine) -
         return None
     init = next(i for i, s in enumerate(body) if s is inits[0])
     # The skip, `@(c == 0) bra`, then straight into the remainder loop.
-    zero_tests = [i for i, s in enumerate(body) if _is_branch(s, conditional=True) and not s.negated
-                  and (only_definition(s.guard) or s).opcode == "setp"]
-    skips = [i for i in zero_tests if "eq" in only_definition(body[i].guard).modifiers
-             and only_definition(body[i].guard).operands[-2:] == (counter, "0")]
+    skips = [i for i, s in enumerate(body) if (compare := view.compare(s)) is not None
+             and "eq" in compare.modifiers and compare.operands[-2:] == (counter, "0")]
     if len(skips) != 1 or any(_is_branch(body[i]) or isinstance(body[i], Label) for i in range(skips[0] + 1, start)):
         return None
     skip = skips[0]
-    zero_test = only_definition(body[skip].guard)
+    zero_test = view.compare(body[skip])
     # The guard: the one branch on `btc < U-1` with tc = btc + 1; or, where btc = x >> s (a loop with a
     # power-of-two step), on `x < (U-1) << s`.
-    root, offset = affine(inits[0].operands[1])
+    root, offset = view.affine(inits[0].operands[1])
     bounds = {(root, offset - 1): mask}
-    shift = only_definition(root) if offset == 1 else None
-    if shift is not None and shift.opcode == "shr" and shift.modifiers[-1].startswith(("u", "b")) and \
-            _constant(shift.operands[2]) is not None:  # a logical shift: .u and .b types
-        bounds[affine(shift.operands[1])] = mask << _constant(shift.operands[2])
-    guards = []
-    for index, statement in enumerate(body):
-        if not _is_branch(statement, conditional=True) or statement.negated:
-            continue
-        compare = only_definition(statement.guard)
-        if compare is not None and compare.opcode == "setp" and "lt" in compare.modifiers and \
-                any(m.startswith("u") for m in compare.modifiers) and \
-                bounds.get(affine(compare.operands[1])) == _constant(compare.operands[-1]):
-            guards.append(index)
+    shift = view.only_definition(root) if offset == 1 else None
+    amount = _constant(shift.operands[2]) if shift is not None and shift.opcode == "shr" else None
+    if shift is not None and amount is not None and shift.modifiers[-1].startswith(("u", "b")):  # logical
+        bounds[view.affine(shift.operands[1])] = mask << amount
+    guards = [i for i, s in enumerate(body) if (compare := view.compare(s)) is not None and "lt" in compare.modifiers
+              and any(m.startswith("u") for m in compare.modifiers)
+              and bounds.get(view.affine(compare.operands[1])) == _constant(compare.operands[-1])]
     if len(guards) != 1:
         return None
     guard = guards[0]
@@ -198,7 +205,7 @@ def _remainder_loop(body, start, labels, definitions, only_definition, affine) -
                 continue
             if _uses(instruction, counter) or (instruction.opcode == "and" and len(instruction.operands) == 3 and
                                                _constant(instruction.operands[2]) == mask and
-                                               affine(instruction.operands[1]) == (root, offset)):
+                                               view.affine(instruction.operands[1]) == (root, offset)):
                 return None
     return _Reroll(init, skip, guard)
 
