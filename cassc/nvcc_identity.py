@@ -46,8 +46,9 @@ def version_banner(offload_archs: tuple[str, ...], hip_version: str) -> str:
 
 
 def toolkit_root() -> Path:
-    """The stand-in CUDA toolkit tree (toolkit.py builds it) in cassc's data dir."""
-    return locations.data_dir() / "toolkit"
+    """This install's stand-in CUDA toolkit (toolkit.py builds it) in cassc's data dir: a link per install,
+    so `$CUDA_PATH/bin/nvcc` is the cassc that printed CUDA_PATH."""
+    return locations.data_dir() / "installs" / locations.install_id() / "toolkit"
 
 
 def toolkit_library_dirs() -> tuple[str, str]:

@@ -18,9 +18,10 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
-`<data>/toolkit` is a symbolic link to `<data>/toolkits/<key>`: a tree is built whole under a temporary
-name, renamed into place, and the link is switched with one rename, so concurrent compiles never see a
-half-built toolkit. The key hashes everything the tree is made from; a changed cassc, Python, AMD
+Each install of cassc has its own link, `<data>/installs/<install id>/toolkit`, to `<data>/toolkits/<key>`:
+a tree is built whole under a temporary name, renamed into place, and the link is switched with one
+rename, so concurrent compiles never see a half-built toolkit. The key hashes everything the tree is
+made from (the install included: its bin/nvcc runs that install's cassc); a changed cassc, Python, AMD
 toolchain, table or shim gets a fresh tree while build directories configured against an older one keep
 working.
 """
@@ -35,14 +36,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cassc import __version__
+from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
 from cassc.toolchain import Toolchain, run
 
-SHIMS_DIR = Path(__file__).resolve().parent.parent / "shims"
+SHIMS_DIR = locations.resource_dir("shims")
 CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
 CUDART_STATIC_ARCHIVE = "libcassc_cudart_jumps.a"
@@ -58,11 +59,10 @@ def ensure_toolkit(toolchain: Toolchain) -> Path:
     """The toolkit tree for this cassc and toolchain, built on first use. Cheap when it is there:
     build systems call cassc once per file."""
     link = toolkit_root()
-    key = _toolkit_key(toolchain)
-    relative_target = f"toolkits/{key}"
+    built = locations.data_dir() / "toolkits" / _toolkit_key(toolchain)
+    relative_target = os.path.relpath(built, link.parent)
     if _link_target(link) == relative_target:
         return link
-    built = link.parent / relative_target
     if not (built / "version.json").exists():
         _build_toolkit(built, toolchain)
     _point_link(link, relative_target)
@@ -79,17 +79,16 @@ def _link_target(link: Path) -> str | None:
 def _toolkit_key(toolchain: Toolchain) -> str:
     sources = (sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + sorted(COMPAT_INCLUDE_DIR.rglob("*"))
                + [Path(__file__)])
-    parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(CudaVersion.current()),
-                                toolchain.identity(), str(toolchain.hip_lib_dir)]
+    parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(locations.PACKAGE_DIR),
+                                str(CudaVersion.current()), toolchain.identity(), str(toolchain.hip_lib_dir)]
     for path in sources:
         if path.is_file():
-            parts += [str(path.relative_to(SHIMS_DIR.parent)), path.read_bytes()]
+            parts += [os.path.relpath(path, locations.PACKAGE_DIR), path.read_bytes()]
     return digest(*parts)[:20]
 
 
 def _point_link(link: Path, relative_target: str) -> None:
-    if link.is_dir() and not link.is_symlink():
-        shutil.rmtree(link, ignore_errors=True)  # the layout of cassc versions before the versioned trees
+    link.parent.mkdir(parents=True, exist_ok=True)
     staging = link.with_name(f".{link.name}.{os.getpid()}")
     staging.unlink(missing_ok=True)
     staging.symlink_to(relative_target)
@@ -98,8 +97,8 @@ def _point_link(link: Path, relative_target: str) -> None:
 
 def _build_toolkit(target: Path, toolchain: Toolchain) -> None:
     if not SHIMS_DIR.is_dir():
-        raise ToolchainError(f"cassc's shims/ directory is missing ({SHIMS_DIR}): install cassc from its "
-                             "checkout with `pip install -e .` (as `make setup` does)")
+        raise ToolchainError(f"cassc's package lacks its shims ({SHIMS_DIR}): reinstall cassc from its wheel "
+                             "or its checkout")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     staging.chmod(0o755)  # mkdtemp's 0700 would hide the toolkit from other users of a shared data dir
@@ -128,9 +127,13 @@ def version_json(version: CudaVersion) -> str:
 
 
 def _write_bin(root: Path) -> None:
+    """bin/nvcc runs the cassc that built the tree: its Python, its package first on the path (-P: not the
+    caller's directory, which `python -m` would search first)."""
     nvcc = root / "bin" / "nvcc"
     nvcc.parent.mkdir()
-    nvcc.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m cassc \"$@\"\n")
+    program = (f"import sys; sys.path.insert(0, {str(locations.PACKAGE_DIR.parent)!r}); "
+               "from cassc.cli import main; sys.exit(main())")
+    nvcc.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c {shlex.quote(program)} \"$@\"\n")
     nvcc.chmod(0o755)
 
 

@@ -106,15 +106,14 @@ def test_layout_that_cmake_and_find_cuda_toolkit_read(toolkit: Path) -> None:
     assert (toolkit / "cmake" / "cassc-toolchain.cmake").is_file()
 
 
-def test_a_changed_version_gets_a_new_tree_and_keeps_the_old(cassc, data_dir: Path) -> None:
-    cassc("env")
-    before = os.readlink(data_dir / "toolkit")
+def test_a_changed_version_gets_a_new_tree_and_keeps_the_old(cassc, toolkit: Path) -> None:
+    before = os.readlink(toolkit)
     cassc("env", env={"CASSC_CUDA_VERSION": "12.4.999"})
-    after = os.readlink(data_dir / "toolkit")
-    assert after != before and (data_dir / before / "version.json").exists()
-    assert "12040" in (data_dir / "toolkit" / "include" / "cassc_cuda_names.h").read_text()
+    after = os.readlink(toolkit)
+    assert after != before and (toolkit.parent / before / "version.json").exists()
+    assert "12040" in (toolkit / "include" / "cassc_cuda_names.h").read_text()
     cassc("env")  # back to the default: the link moves, the tree is reused
-    assert os.readlink(data_dir / "toolkit") == before
+    assert os.readlink(toolkit) == before
 
 
 OPENMP_PROGRAM = """\

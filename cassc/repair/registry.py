@@ -1,4 +1,4 @@
-"""Which models cassc knows (`models/*.toml` in the source tree) and which the user has added (the
+"""Which models cassc knows (`models/*.toml` of the repository, shipped inside the package) and which the user has added (the
 `models/` folder of cassc's data directory: `<name>.gguf` and its record `<name>.json`).
 
 cassc never downloads a model: a model it knows but the user has not added is a message saying where to
@@ -22,7 +22,7 @@ from typing import Any
 from cassc import locations
 from cassc.errors import ModelError
 
-KNOWN_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+KNOWN_MODELS_DIR = locations.resource_dir("models")
 PROMPT_FORMATS = ("cass-source", "cass-assembly", "instruct")
 GGUF_MAGIC = b"GGUF"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
