@@ -1,6 +1,6 @@
 """Invocation -> one job per input -> stages -> outputs, for each nvcc compilation phase.
 
-Every output is written atomically (outputs.atomic_output); intermediate files live in a private work
+Every output is written through outputs.atomic_output (atomically, or in place for a device or FIFO); intermediate files live in a private work
 directory that is removed at the end (kept with --keep). Inputs are only ever read.
 """
 
@@ -19,7 +19,7 @@ from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
 from cassc.hipify.tree import display_path
 from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
-from cassc.outputs import atomic_output, check_writable
+from cassc.outputs import atomic_output, check_writable, is_replaceable
 from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
@@ -96,7 +96,7 @@ def _clean_targets(inv: Invocation) -> int:
         planned.append(inv.output)
     inputs = {i.path.resolve() for i in inv.inputs if i.path.exists()}
     for path in planned:
-        if path.exists() and path.resolve() not in inputs:
+        if is_replaceable(path) and path.resolve() not in inputs:  # never /dev/null or a FIFO
             if inv.verbose or inv.dryrun:
                 print(f"#$ rm {path}", file=sys.stderr)
             if not inv.dryrun:

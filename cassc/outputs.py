@@ -1,10 +1,19 @@
 """Writing outputs so that a killed build never leaves a half-written file a later build would trust:
-every output is produced under a temporary name in its final directory and renamed into place."""
+a regular output is produced under a temporary name in its final directory and renamed into place.
+
+Only a regular file (or a name that does not exist yet) is cassc's to replace. A symbolic link is
+written through, as nvcc does: its target is replaced, the link stays. Anything else at the output path
+(`/dev/null`, `/dev/stdout`, another character or block device, a FIFO, a socket) is opened and written in
+place, never renamed over or unlinked: configure scripts and CMake checks compile to `-o /dev/null`,
+and as root a rename would replace the device with a regular file.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -14,25 +23,41 @@ from cassc.errors import OutputError
 
 def check_writable(path: Path) -> None:
     """Fail before any work is done when `path` cannot be written."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
+    if _is_special(path):
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"cannot write output '{path}': permission denied")
+        return
+    destination = _destination(path)
+    if destination.is_dir():
         raise OutputError(f"cannot write output '{path}': it is a directory")
+    directory = destination.parent if str(destination.parent) else Path(".")
     if not directory.is_dir():
         raise OutputError(f"cannot write output '{path}': directory '{directory}' does not exist")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputError(f"cannot write output '{path}': directory '{directory}' is not writable")
-    if path.exists() and not os.access(path, os.W_OK):
+    if destination.exists() and not os.access(destination, os.W_OK):
         raise OutputError(f"cannot write output '{path}': permission denied")
 
 
 @contextlib.contextmanager
 def atomic_output(path: Path) -> Iterator[Path]:
-    """Yields a temporary path beside `path`; on success it replaces `path`, on failure it is removed."""
+    """Yields a temporary path for the output. On success a regular output is replaced by it (renamed in
+    beside the destination); a device, FIFO or socket gets its bytes written in place. On failure the
+    temporary is removed and the output is untouched."""
     check_writable(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cassc-tmp", dir=directory)
+    if _is_special(path):
+        with tempfile.TemporaryDirectory(prefix="cassc-output-") as directory:
+            temporary = Path(directory) / path.name
+            yield temporary
+            if not temporary.exists():
+                raise OutputError(f"no output was produced for '{path}'")
+            _write_in_place(temporary, path)
+        return
+    destination = _destination(path)
+    directory = destination.parent if str(destination.parent) else Path(".")
+    handle, name = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".cassc-tmp", dir=directory)
     os.close(handle)
-    temp_path = Path(temporary)
+    temp_path = Path(name)
     temp_path.unlink()  # the name is ours; tools such as `ar` must create the file themselves
     try:
         yield temp_path
@@ -40,7 +65,7 @@ def atomic_output(path: Path) -> Iterator[Path]:
             raise OutputError(f"no output was produced for '{path}'")
         mode = 0o777 & ~_umask()
         os.chmod(temp_path, mode if os.access(temp_path, os.X_OK) or _is_executable(temp_path) else mode & 0o666)
-        os.replace(temp_path, path)
+        os.replace(temp_path, destination)
     finally:
         temp_path.unlink(missing_ok=True)
 
@@ -48,6 +73,43 @@ def atomic_output(path: Path) -> Iterator[Path]:
 def write_bytes_atomically(path: Path, data: bytes) -> None:
     with atomic_output(path) as temporary:
         temporary.write_bytes(data)
+
+
+def is_replaceable(path: Path) -> bool:
+    """Whether cassc may delete what is at `path` (nvcc -clean-targets): a file or a link, not a device."""
+    return path.is_symlink() or path.is_file()
+
+
+def _destination(path: Path) -> Path:
+    """Where the output's bytes go: a symbolic link's target (nvcc writes through links), else `path`."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as error:
+        raise OutputError(f"cannot write output '{path}': {getattr(error, 'strerror', None) or error}") from error
+
+
+def _is_special(path: Path) -> bool:
+    """An existing output that is, through any links, neither a regular file nor a directory: a device,
+    FIFO or socket. The kernel follows the links (`/dev/stdout` is /proc's link to a pipe or terminal,
+    which no path names)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_in_place(source: Path, path: Path) -> None:
+    """Copy `source` into an existing device or FIFO, opened without creating or truncating anything (a
+    FIFO's open waits for its reader, as nvcc's would)."""
+    try:
+        handle = os.open(path, os.O_WRONLY)
+        with source.open("rb") as reader, os.fdopen(handle, "wb") as writer:
+            shutil.copyfileobj(reader, writer)
+    except OSError as error:
+        raise OutputError(f"cannot write output '{path}': {error.strerror or error}") from error
 
 
 def _is_executable(path: Path) -> bool:
