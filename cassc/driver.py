@@ -71,7 +71,7 @@ def execute(inv: Invocation) -> int:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
     runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror")
     cache = Cache(enabled=None if not inv.dryrun else False)
-    context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model))
+    context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model, verbose=inv.verbose))
     try:
         return PHASES[inv.phase](context)
     finally:

@@ -202,3 +202,16 @@ def test_a_longer_replacement_keeps_later_lines_numbered_as_the_users() -> None:
     assert spliced.split("\n")[7] == "int b;" and numbers[7] == 5
     shorter = splice(mirrored, region, "void f() { good(); }\n")
     assert user_lines(shorter)[5] == 5 and shorter.split("\n")[5] == "int b;"
+
+
+def test_no_model_advice_is_given_once_per_build_directory(cassc, tmp_path: Path) -> None:
+    """A user fixing their own compile errors hears about repair models once here, or with -v."""
+    advice = "no repair model configured"
+    for directory in ("a", "b"):
+        write(tmp_path / directory / "lanes.cu", BROKEN_KERNEL)
+    first = cassc("-c", "lanes.cu", cwd=tmp_path / "a", check=False)
+    assert first.returncode == 1 and advice in first.stderr and "lanes.cu:5:16: error" in first.stderr
+    again = cassc("-c", "lanes.cu", cwd=tmp_path / "a", check=False)
+    assert again.returncode == 1 and advice not in again.stderr and "lanes.cu:5:16: error" in again.stderr
+    assert advice in cassc("-v", "-c", "lanes.cu", cwd=tmp_path / "a", check=False).stderr
+    assert advice in cassc("-c", "lanes.cu", cwd=tmp_path / "b", check=False).stderr

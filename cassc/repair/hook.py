@@ -24,6 +24,7 @@ class ModelRepairer:
 
     cache: Cache
     option_model: str | None = None  # --cassc-model
+    verbose: bool = False  # -v: advice is repeated on every failure, not once per build directory
     settings: RepairSettings | None = None
     backend: Backend | None = None
     records: list[RepairRecord] = field(default_factory=list)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from cassc import __version__
+from cassc import __version__, locations
 from cassc.cache import Cache, digest
 from cassc.errors import CompileError, ModelError
 
@@ -126,8 +126,9 @@ def repair_failed_compile(repairer: ModelRepairer, unit: HipifiedUnit, attempt: 
     """What ModelRepairer.compile does once `first` failed: repair, or restore and report."""
     if repairer.configured().model is None and repairer.backend is None:
         sys.stderr.write(first.diagnostics)
-        _say("no repair model configured, so hipify's result stands (add a GGUF with `cassc model add`, "
-             "then --cassc-model NAME or CASSC_MODEL)")
+        if repairer.verbose or _first_notice_here("no-repair-model"):
+            _say("no repair model configured, so hipify's result stands (add a GGUF with `cassc model add`, "
+                 "then --cassc-model NAME or CASSC_MODEL)")
         raise CompileError(f"{what} failed")
     originals = {f.mirrored: f.mirrored.read_bytes() for f in unit.files}
     earlier = len(repairer.records)
@@ -242,6 +243,20 @@ def _remember(cache: Cache, key: str, replacement: str, record: RepairRecord) ->
 
 def _rejected(record: RepairRecord, reason: str) -> RepairRecord:
     return replace(record, accepted=False, reason=reason)
+
+
+def _first_notice_here(notice: str) -> bool:
+    """True the first time `notice` is due in this build directory (the working directory): advice that
+    is news once, not after every compile error a user makes. A marker in the data directory remembers it."""
+    marker = locations.data_dir() / "notices" / f"{notice}-{digest(str(Path.cwd()))[:16]}"
+    if marker.exists():
+        return False
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # an unwritable data directory: the advice is repeated, never lost
+    return True
 
 
 def _say(message: str) -> None:
