@@ -6,12 +6,15 @@ import json
 import os
 import shlex
 import sys
+from typing import Callable
 
 import typer
 
 from cassc import __version__, header_libraries, locations, toolchain as tools, toolkit
+from cassc.build_check import check_build
 from cassc.errors import CasscError
 from cassc.invocation import DEFAULT_OFFLOAD_ARCH
+from cassc.nvcc_identity import toolkit_root
 
 app = typer.Typer(add_completion=False, help="cassc: build CUDA programs for AMD GPUs.")
 
@@ -22,7 +25,8 @@ def _offload_archs() -> tuple[str, ...]:
 
 
 def _diagnose() -> dict[str, object]:
-    report: dict[str, object] = {"cassc": __version__, "data_dir": str(locations.data_dir()),
+    report: dict[str, object] = {"cassc": __version__, "package_dir": str(locations.PACKAGE_DIR),
+                                 "toolkit": str(toolkit_root()), "data_dir": str(locations.data_dir()),
                                  "cache_dir": str(locations.cache_dir()), "cache_enabled": locations.cache_enabled(),
                                  "offload_archs": list(_offload_archs())}
     problems: list[str] = []
@@ -45,12 +49,24 @@ def _diagnose() -> dict[str, object]:
             report["device_library_dir"] = str(found.device_lib_dir(_offload_archs()))
         except CasscError as error:
             problems.append(str(error))
-        libraries = {name: (found.hip_include_dir.parent / header).exists()
-                     for name, header in (("hipRAND", "hiprand/hiprand.h"), ("hipSPARSE", "hipsparse/hipsparse.h"),
-                                          ("rocPRIM", "rocprim/rocprim.hpp"), ("hipCUB", "hipcub/hipcub.hpp"),
-                                          ("rocThrust", "thrust/system/hip/config.h"), ("hipBLAS", "hipblas/hipblas.h"),
-                                          ("hipFFT", "hipfft/hipfft.h"))}
-        report["libraries"] = libraries
+        # Where the toolchain searches: the install's own include tree, and for the Debian toolchain the
+        # hipCUB/rocThrust/rocPRIM headers `cassc setup` installed.
+        headers = (("hipRAND", "hiprand/hiprand.h"), ("hipSPARSE", "hipsparse/hipsparse.h"),
+                   ("rocPRIM", "rocprim/rocprim.hpp"), ("hipCUB", "hipcub/hipcub.hpp"),
+                   ("rocThrust", "thrust/system/hip/config.h"), ("hipBLAS", "hipblas/hipblas.h"),
+                   ("hipFFT", "hipfft/hipfft.h"))
+        # Where compiles search: the install's include tree, and for the Debian toolchain the
+        # hipCUB/rocThrust/rocPRIM headers `cassc setup` installed (searched first).
+        library_dirs = {name: next((str(d) for d in found.library_include_dirs if (d / header).exists()), None)
+                        for name, header in headers}
+        report["libraries"] = {name: directory is not None for name, directory in library_dirs.items()}
+        report["library_dirs"] = library_dirs
+        if not problems:  # the verdict: a real compile and link, as a build system runs it
+            checked = check_build(found, _offload_archs())
+            report["build_check"] = {"ok": checked.ok, "detail": checked.detail, "checked_at": checked.checked_at,
+                                     "cached": checked.cached}
+            if not checked.ok:
+                problems.append(checked.detail)
     report["problems"] = problems
     return report
 
@@ -63,10 +79,12 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
         print(json.dumps(report, indent=2))
     else:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         console = Console()
         table = Table(title=f"cassc {__version__}", show_header=False)
+        table.add_row("installed at", str(report["package_dir"]))
         chain = report["toolchain"]
         if isinstance(chain, dict):
             label = "ROCm install" if chain["kind"] == "rocm" else "Debian packages"
@@ -74,14 +92,17 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
             table.add_row("clang", str(chain["clang"]))
             table.add_row("device libraries", str(report.get("device_library_dir", chain["device_libraries"])))
         table.add_row("targets", ", ".join(report["offload_archs"]))  # type: ignore[arg-type]
-        for name, present in dict(report.get("libraries", {})).items():  # type: ignore[arg-type]
-            table.add_row(name, "[green]found[/]" if present else "[yellow]not installed (needs ROCm >= 6)[/]")
+        for name, directory in dict(report.get("library_dirs", {})).items():  # type: ignore[arg-type]
+            table.add_row(name, f"[green]found[/] in {directory}" if directory
+                          else "[yellow]not installed (needs ROCm >= 6)[/]")
+        table.add_row("CUDA toolkit stand-in", str(report["toolkit"]))
         table.add_row("cache", f"{report['cache_dir']} ({'on' if report['cache_enabled'] else 'off'})")
         console.print(table)
         for problem in report["problems"]:  # type: ignore[union-attr]
-            console.print(f"[red]problem:[/] {problem}")
-        if not report["problems"]:
-            console.print("[green]ready[/]: cassc can build CUDA programs for " + ", ".join(report["offload_archs"]))  # type: ignore[arg-type]
+            console.print(f"[red]problem:[/] {escape(problem)}", highlight=False)  # tools' output has [brackets]
+        check = report.get("build_check")
+        if isinstance(check, dict) and check["ok"]:
+            console.print(f"[green]ready[/]: {check['detail']} (checked {check['checked_at']})")
     if report["problems"]:
         raise typer.Exit(1)
 
@@ -89,20 +110,41 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
 @app.command()
 def setup() -> None:
     """Prepare cassc's data directory: device libraries for the targets, hipCUB and rocThrust for the
-    Debian toolchain, and the stand-in toolkit."""
+    Debian toolchain, and the stand-in toolkit; then compile and link a CUDA program with them. Every
+    step runs; the exit status is nonzero if any failed."""
+    failures = 0
+
+    def step(what: str, action: Callable[[], object]) -> object | None:
+        nonlocal failures
+        try:
+            done = action()
+        except (CasscError, OSError) as error:
+            failures += 1
+            print(f"cassc setup: {what}: {error}", file=sys.stderr)
+            return None
+        print(f"{what}: {done}")
+        return done
+
     try:
-        found = tools.find_toolchain()
-        device_libs = found.device_lib_dir(_offload_archs())
+        found: tools.Toolchain | None = tools.find_toolchain()
+    except CasscError as error:
+        failures, found = 1, None
+        print(f"cassc setup: {error}", file=sys.stderr)
+    if found is not None:
+        step("device libraries", lambda: found.device_lib_dir(_offload_archs()))
         if found.kind == "debian":
-            print(f"hipCUB, rocThrust, rocPRIM headers: {header_libraries.install()}")
+            step("hipCUB, rocThrust, rocPRIM headers", header_libraries.install)
             tools.find_toolchain.cache_clear()
             found = tools.find_toolchain()
-        root = toolkit.ensure_toolkit(found)
-    except CasscError as error:
-        print(f"cassc setup: {error}", file=sys.stderr)
+        step("CUDA toolkit stand-in", lambda: toolkit.ensure_toolkit(found))
+        checked = check_build(found, _offload_archs())
+        if checked.ok:
+            print(f"ready: {checked.detail}")
+        else:
+            failures += 1
+            print(f"cassc setup: {checked.detail}", file=sys.stderr)
+    if failures:
         raise typer.Exit(1)
-    print(f"device libraries: {device_libs}")
-    print(f"CUDA toolkit stand-in: {root}")
 
 
 @app.command()
