@@ -127,13 +127,14 @@ def version_json(version: CudaVersion) -> str:
 
 
 def _write_bin(root: Path) -> None:
-    """bin/nvcc runs the cassc that built the tree: its Python, its package first on the path (-P: not the
-    caller's directory, which `python -m` would search first)."""
+    """bin/nvcc runs the cassc that built the tree: its Python, its package first on the path; neither the
+    caller's PYTHON* variables (-E) nor the caller's directory (-P, which `python -m` would search first)
+    choose another."""
     nvcc = root / "bin" / "nvcc"
     nvcc.parent.mkdir()
     program = (f"import sys; sys.path.insert(0, {str(locations.PACKAGE_DIR.parent)!r}); "
                "from cassc.cli import main; sys.exit(main())")
-    nvcc.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c {shlex.quote(program)} \"$@\"\n")
+    nvcc.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -E -P -c {shlex.quote(program)} \"$@\"\n")
     nvcc.chmod(0o755)
 
 
