@@ -49,8 +49,6 @@ def _diagnose() -> dict[str, object]:
             report["device_library_dir"] = str(found.device_lib_dir(_offload_archs()))
         except CasscError as error:
             problems.append(str(error))
-        # Where the toolchain searches: the install's own include tree, and for the Debian toolchain the
-        # hipCUB/rocThrust/rocPRIM headers `cassc setup` installed.
         headers = (("hipRAND", "hiprand/hiprand.h"), ("hipSPARSE", "hipsparse/hipsparse.h"),
                    ("rocPRIM", "rocprim/rocprim.hpp"), ("hipCUB", "hipcub/hipcub.hpp"),
                    ("rocThrust", "thrust/system/hip/config.h"), ("hipBLAS", "hipblas/hipblas.h"),
@@ -114,16 +112,13 @@ def setup() -> None:
     step runs; the exit status is nonzero if any failed."""
     failures = 0
 
-    def step(what: str, action: Callable[[], object]) -> object | None:
+    def step(what: str, action: Callable[[], object]) -> None:
         nonlocal failures
         try:
-            done = action()
+            print(f"{what}: {action()}")
         except (CasscError, OSError) as error:
             failures += 1
             print(f"cassc setup: {what}: {error}", file=sys.stderr)
-            return None
-        print(f"{what}: {done}")
-        return done
 
     try:
         found: tools.Toolchain | None = tools.find_toolchain()
