@@ -26,9 +26,10 @@ def resource_dir(name: str) -> Path:
 
 
 def install_id() -> str:
-    """This install of cassc: its package directory and the Python that runs it. Several installs on one
-    machine (venvs, pipx, a checkout) share the data directory but each has its own stand-in toolkit."""
-    return hashlib.sha256(f"{PACKAGE_DIR}\0{sys.executable}".encode()).hexdigest()[:16]
+    """This install of cassc: its package directory and the Python environment running it (sys.prefix:
+    a venv's `python` and `python3` are one install). Several installs on one machine (venvs, pipx, a
+    checkout) share the data directory but each has its own stand-in toolkit."""
+    return hashlib.sha256(f"{PACKAGE_DIR}\0{sys.prefix}".encode()).hexdigest()[:16]
 
 
 def data_dir() -> Path:
