@@ -1,7 +1,8 @@
 """Invocation -> one job per input -> stages -> outputs, for each nvcc compilation phase.
 
-Every output is written through outputs.atomic_output (atomically, or in place for a device or FIFO); intermediate files live in a private work
-directory that is removed at the end (kept with --keep). Inputs are only ever read.
+Every output is written through outputs.atomic_output (atomically, or in place for a device or FIFO);
+intermediate files live in a private work directory that is removed at the end (kept with --keep). Inputs
+are only ever read.
 """
 
 from __future__ import annotations

@@ -93,7 +93,8 @@ def test_the_wheel_carries_what_cassc_needs_at_run_time(wheel: Path) -> None:
     shipped |= {str(p.relative_to(REPO)) for p in (REPO / "cassc" / "data").rglob("*.h")}
     shipped |= {str(p.relative_to(REPO)) for p in (REPO / "cassc" / "hipify" / "tables").glob("*.tsv")}
     assert shipped <= names, sorted(shipped - names)
-    assert any(name.endswith(".toml") for name in shipped) and "cassc/_resources/shims/runtime/cassc_cudart.cpp" in names
+    assert any(name.endswith(".toml") for name in shipped)
+    assert "cassc/_resources/shims/runtime/cassc_cudart.cpp" in names
     assert f"\nVersion: {__version__}\n" in metadata
     assert "Provides-Extra: model" in metadata and "llama-cpp-python" in metadata
 
@@ -127,7 +128,8 @@ def test_an_installed_wheel_runs_the_binary_path(installed) -> None:
     subprocess.run([NVCC, "-arch=sm_80", "-c", "k.cu", "-o", "k.o"], cwd=installed.cwd, check=True)
     [module] = json.loads(installed("inspect", "k.o", "--json").stdout)
     assert [k["name"] for k in module["kernels"]] == ["_Z7add_onePfi"]
-    write(installed.cwd / "main.cpp", 'extern "C" int launch(float*, int);\nint main() { return launch(nullptr, 0); }\n')
+    write(installed.cwd / "main.cpp",
+          'extern "C" int launch(float*, int);\nint main() { return launch(nullptr, 0); }\n')
     result = installed("main.cpp", "k.o", "-o", "app")
     assert "translated k.o: 1 kernel(s)" in result.stderr
     assert gpu_targets(installed.cwd / "app") == ["gfx1100"]
