@@ -1,90 +1,35 @@
-"""PTX (parsed by ptx.py) -> LLVM IR text, for the AMDGPU target (gfx1100) or back to NVPTX.
+"""The PTX front end: PTX (parsed by ptx.py) -> LLVM IR text, for AMDGPU (gfx1100) or back to NVPTX.
 
 Every PTX register becomes a stack slot (an `alloca` of its width, integers throughout; float
 instructions bitcast), so no SSA construction is needed: LLVM's SROA/mem2reg turns the slots back into
-registers. Predicated instructions become a branch around them. What differs between targets — special
-registers, barriers, shuffles, votes, where allocas and byval parameters live — is in `Target` and in
-the few methods that ask `self.target.name`. The IR for NVPTX is the same except for those, which is
-what lets the H200 check the translation: the IR that becomes gfx1100 code also runs on NVIDIA.
+registers. This module reads PTX operands (registers, symbols, `.param` and other state spaces'
+addresses) and writes results; what each instruction means — the kernel ABI, memory spaces, special
+registers, barriers, shuffles, votes, atomics, the integer and float semantics, and what differs between
+the two targets — is the emission core's (`emit.py`), which the SASS front end shares.
 
 Anything not translated raises `Unsupported`, naming the instruction and the function.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import struct
 from dataclasses import dataclass, field, replace
 
+from cassc.binary.emit import (AMDGPU, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target, Unsupported,
+                               attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
+                               value_type, width)
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
 from cassc.binary.reroll import reroll_runtime_unrolled_loops
-from cassc.errors import CasscError
 
+__all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module"]
 
-class Unsupported(CasscError):
-    """A PTX construct the translator does not handle; the message names it and its kernel."""
-
-
-@dataclass(frozen=True)
-class Target:
-    name: str  # "amdgpu" or "nvptx"
-    triple: str
-    cpu: str
-    kernel_cc: str
-    alloca_space: int  # where allocas (and PTX .local) live
-    byval: str  # how an aggregate kernel parameter is passed: format(type, align)
-    byval_space: int
-    # Every kernel parameter is memory in byval_space (not only aggregates): a kernel's `.param` space is
-    # then one address space, so an address taken with `mov r, param` reads what `ld.param [param]` reads.
-    kernel_params_in_memory: bool
-
-
-AMDGPU = Target("amdgpu", "amdgcn-amd-amdhsa", "gfx1100", "amdgpu_kernel", 5,
-                "ptr addrspace(4) byref({type}) align {align}", 4, True)
-# NVPTX: generic pointers reach both allocas and byval parameters, so scalars stay values.
-NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0,
-               False)
-
-SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
-FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
-               "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
-PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
 # The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
+ATOMIC_OPERATIONS = ("add", "exch", "and", "or", "xor", "inc", "dec", "min", "max")
 SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
-INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
-                      "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
-SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
-
-
-def width(ptx_type: str) -> int:
-    if ptx_type == "pred":
-        return 1
-    digits = re.sub(r"\D", "", ptx_type.replace("x2", ""))
-    return int(digits) * (2 if ptx_type.endswith("x2") else 1)
-
-
-def int_type(ptx_type: str) -> str:
-    return f"i{width(ptx_type)}"
-
-
-def value_type(ptx_type: str) -> str:
-    return FLOAT_TYPES.get(ptx_type) or PACKED_INTEGER_TYPES.get(ptx_type) or int_type(ptx_type)
-
-
-def is_float(ptx_type: str) -> bool:
-    return ptx_type in FLOAT_TYPES
-
-
-def is_signed(ptx_type: str) -> bool:
-    return ptx_type.startswith("s")
-
-
-def _quote(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z_.$][\w.$]*", name) else '"' + name.replace('"', "\\22") + '"'
 
 
 def _ptx_float_value(text: str) -> float:
@@ -99,17 +44,6 @@ def _ptx_float_value(text: str) -> float:
 def _ptx_float(text: str, ptx_type: str) -> str:
     """A PTX float literal -> an LLVM constant of `ptx_type`."""
     return float_constant(_ptx_float_value(text), ptx_type)
-
-
-def float_constant(value: float, ptx_type: str) -> str:
-    """`value`, rounded to `ptx_type`, as an LLVM constant of that type."""
-    if ptx_type == "f32":
-        value = struct.unpack("<f", struct.pack("<f", value))[0]
-    if ptx_type == "f16":
-        return f"0xH{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
-    if ptx_type == "bf16":
-        return f"0xR{struct.unpack('<I', struct.pack('<f', value))[0] >> 16:04X}"
-    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
 def _ptx_int(text: str) -> int:
@@ -170,9 +104,9 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     declarations = [declared[name] for name in sorted(declared)]
     externals = [_external_declaration(f) for f in module.functions
                  if f.body is None and linked and f.name in linked and f.name not in bodies
-                 and f"@{_quote(f.name)}(" in "\n".join(bodies.values())]
+                 and f"@{quote(f.name)}(" in "\n".join(bodies.values())]
     ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *externals, *declarations,
-                    *_attributes(target), ""])
+                    *attributes(target), ""])
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
@@ -203,7 +137,7 @@ def _return_type(function: Function) -> str:
 
 def _external_declaration(function: Function) -> str:
     """A device function another module of an -rdc program defines."""
-    return (f"declare {_return_type(function)} @{_quote(function.name)}"
+    return (f"declare {_return_type(function)} @{quote(function.name)}"
             f"({', '.join(_llvm_param_type(p) for p in function.params)})")
 
 
@@ -223,10 +157,6 @@ def _callees(function: Function) -> list[str]:
     return names
 
 
-def _space_number(space: str, target: Target) -> int:
-    return target.alloca_space if space == "local" else SPACE_NUMBERS[space]
-
-
 _FLOAT_LITERAL = re.compile(r"^(?:0[fFdD][0-9a-fA-F]+|-?\d+\.\d*(?:[eE][+-]?\d+)?)$")
 
 
@@ -244,8 +174,8 @@ def _initializer_bytes(variable: Variable) -> bytes:
 
 
 def _module_variable(variable: Variable, target: Target, separate: bool = False) -> str:
-    number = _space_number(variable.space, target)
-    name = _quote(variable.name)
+    number = space_number(variable.space, target)
+    name = quote(variable.name)
     if variable.space == "shared":
         if variable.count == 0 or variable.extern:
             return f"@{name} = external addrspace(3) global [0 x i8], align {variable.align}"
@@ -266,81 +196,37 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False)
             f"[{variable.size} x i8] {init}, align {variable.align}")
 
 
-def _attributes(target: Target) -> list[str]:
-    if target.name == "amdgpu":
-        return ['attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" "uniform-work-group-size"="true" }',
-                'attributes #1 = { alwaysinline }']
-    return ["attributes #0 = { nounwind }", "attributes #1 = { alwaysinline }"]
+class FunctionLifter(Emitter):
+    """The PTX front end: PTX registers, symbols and addresses read and written; what each instruction
+    means is the core's (`Emitter`)."""
 
-
-class FunctionLifter:
     def __init__(self, function: Function, module: PtxModule, target: Target,
                  linked: frozenset[str] = frozenset(), separate: bool = False) -> None:
+        super().__init__(target)
         self.function = function
         self.linked = linked
         self.separate = separate
         self.module = module
-        self.target = target
-        self.allocas: list[str] = []
-        self.lines: list[str] = []
-        self.counter = 0
         self.registers: dict[str, str] = {}  # PTX register -> its storage type (i1, i16, i32, i64)
         self.scopes: list[dict[str, tuple[str, int]]] = [{}]  # name -> (pointer, address space)
         self.shared_globals: list[str] = []
-        self.terminated = False
         self.globals = {v.name: v for v in module.variables}
         self.current: Instruction | None = None
-        self.declarations: dict[str, str] = {}  # intrinsic -> its declaration
-
-    def declare(self, name: str, signature: str) -> str:
-        """Remember how to declare an intrinsic; return its name for a call."""
-        self.declarations[name] = signature
-        return f"@{name}"
-
-    # -- plumbing ---------------------------------------------------------------------------------
-    def fresh(self) -> str:
-        self.counter += 1
-        return f"%v{self.counter}"
-
-    def emit(self, line: str) -> None:
-        if self.terminated:  # code after an unconditional branch: give it a block of its own
-            self.lines.append(f"dead{self.counter}:")
-            self.counter += 1
-            self.terminated = False
-        self.lines.append(f"  {line}")
-
-    def value(self, expression: str) -> str:
-        name = self.fresh()
-        self.emit(f"{name} = {expression}")
-        return name
 
     def fail(self, why: str) -> Unsupported:
         where = f"'{self.current.text}' (PTX line {self.current.line})" if self.current else ""
         kind = "kernel" if self.function.entry else "device function"
         return Unsupported(f"{kind} {self.function.name}: {why}{': ' + where if where else ''}")
 
-    def alloca_ptr(self) -> str:
-        return f"ptr addrspace({self.target.alloca_space})" if self.target.alloca_space else "ptr"
-
-    @staticmethod
-    def ptr(space: int) -> str:
-        return f"ptr addrspace({space})" if space else "ptr"
-
     # -- the function ---------------------------------------------------------------------------
     def lift(self) -> str:
         f = self.function
         params = []
         for index, param in enumerate(f.params):
-            if f.entry and (param.count is not None or self.target.kernel_params_in_memory):
-                memory_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
-                params.append(self.target.byval.format(type=memory_type, align=param.align) + f" %arg{index}")
-                self.scopes[0][param.name] = (f"%arg{index}", self.target.byval_space)
-            else:
-                llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
-                params.append(f"{llvm_type} %arg{index}")
-                slot = self.slot(f"param.{index}", llvm_type, param.align)
-                self.allocas.append(f"  store {llvm_type} %arg{index}, {self.alloca_ptr()} {slot}")
-                self.scopes[0][param.name] = (slot, self.target.alloca_space)
+            llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
+            in_memory = f.entry and (param.count is not None or self.target.kernel_params_in_memory)
+            text, self.scopes[0][param.name] = self.parameter(index, llvm_type, param.align, in_memory)
+            params.append(text)
         self.return_type = "void"
         if f.returns:
             if len(f.returns) > 1:
@@ -353,18 +239,12 @@ class FunctionLifter:
         if not self.terminated:
             self.ret()
         if f.entry:
-            head = f"define protected {self.target.kernel_cc} void @{_quote(f.name)}({', '.join(params)}) #0 {{"
+            head = self.kernel_head(f.name, params)
         else:
             # Other modules of an -rdc program may call a visible device function.
             linkage = "hidden" if f.visible and self.linked else "internal"
-            head = f"define {linkage} {self.return_type} @{_quote(f.name)}({', '.join(params)}) #1 {{"
-        return "\n".join([head, "entry:", *self.allocas, "  br label %body", "body:", *self.lines, "}", ""])
-
-    def slot(self, name: str, llvm_type: str, align: int = 0) -> str:
-        pointer = f"%{_quote(name)}" if not name.startswith("%") else name
-        suffix = f", addrspace({self.target.alloca_space})" if self.target.alloca_space else ""
-        self.allocas.append(f"  {pointer} = alloca {llvm_type}{', align ' + str(align) if align else ''}{suffix}")
-        return pointer
+            head = f"define {linkage} {self.return_type} @{quote(f.name)}({', '.join(params)}) #1 {{"
+        return self.function_text(head)
 
     def statements(self, statements) -> None:  # type: ignore[no-untyped-def]
         for statement in statements:
@@ -377,10 +257,7 @@ class FunctionLifter:
             elif isinstance(statement, Variable):
                 self.local_variable(statement)
             elif isinstance(statement, Label):
-                if not self.terminated:
-                    self.lines.append(f"  br label %{self.label(statement.name)}")
-                self.lines.append(f"{self.label(statement.name)}:")
-                self.terminated = False
+                self.place_label(self.label(statement.name))
             elif isinstance(statement, Pragma):
                 continue
             elif isinstance(statement, Block):
@@ -394,17 +271,17 @@ class FunctionLifter:
 
     @staticmethod
     def label(name: str) -> str:
-        return _quote(f"L.{name}")
+        return quote(f"L.{name}")
 
     @staticmethod
     def reg_slot(name: str) -> str:
-        return "%" + _quote("r." + name.lstrip("%"))
+        return "%" + quote("r." + name.lstrip("%"))
 
     def local_variable(self, variable: Variable) -> None:
         if variable.space == "shared":
             unique = variable.name
             self.shared_globals.append(_module_variable(variable, self.target))
-            self.scopes[-1][variable.name] = (f"@{_quote(unique)}", 3)
+            self.scopes[-1][variable.name] = (f"@{quote(unique)}", 3)
         elif variable.space in ("local", "param"):
             pointer = self.slot(f"{variable.space}.{variable.name}.{len(self.allocas)}",
                                 f"[{variable.size} x i8]", variable.align)
@@ -423,7 +300,7 @@ class FunctionLifter:
                 return scope[name]
         if name in self.globals:
             variable = self.globals[name]
-            return f"@{_quote(name)}", _space_number(variable.space, self.target)
+            return f"@{quote(name)}", space_number(variable.space, self.target)
         return None
 
     # -- operands ---------------------------------------------------------------------------------
@@ -465,14 +342,6 @@ class FunctionLifter:
         if value_type(ptx_type) != wanted:  # floats, packed pairs
             return self.value(f"bitcast {wanted} {value} to {value_type(ptx_type)}")
         return value
-
-    def resize(self, value: str, have: str, want: str, signed: bool) -> str:
-        if have == want:
-            return value
-        have_bits, want_bits = int(have[1:]), int(want[1:])
-        if want_bits < have_bits:
-            return self.value(f"trunc {have} {value} to {want}")
-        return self.value(f"{'sext' if signed else 'zext'} {have} {value} to {want}")
 
     def write(self, register: str, value: str, ptx_type: str) -> None:
         register = register.strip()
@@ -535,14 +404,7 @@ class FunctionLifter:
         condition = self.read(instruction.guard, "pred")
         if instruction.negated:
             condition = self.value(f"xor i1 {condition}, true")
-        number = self.counter = self.counter + 1
-        self.emit(f"br i1 {condition}, label %then{number}, label %join{number}")
-        self.lines.append(f"then{number}:")
-        handler(instruction)
-        if not self.terminated:
-            self.emit(f"br label %join{number}")
-        self.lines.append(f"join{number}:")
-        self.terminated = False
+        self.guarded(condition, lambda: handler(instruction))
 
     def types(self, instruction: Instruction) -> list[str]:
         return [m for m in instruction.modifiers
@@ -566,17 +428,13 @@ class FunctionLifter:
         space = self.space_of(instruction)
         destination, source = instruction.operands[0], instruction.operands[1]
         pointer, number = self.address(source, space)
-        volatile = "volatile " if "volatile" in instruction.modifiers else ""
-        # ld.global.nc (__ldg, const __restrict__) reads memory the PTX ISA requires to be read-only for the
-        # kernel's lifetime: an invariant load, which LLVM may hoist, merge or make a scalar load.
-        invariant = ", !invariant.load !{}" if "nc" in instruction.modifiers and not volatile else ""
-        targets = self.vector(destination)
+        volatile = "volatile" in instruction.modifiers
         size = width(ptx_type) // 8
-        for index, register in enumerate(targets):
-            element = pointer if index == 0 else self.value(
-                f"getelementptr inbounds i8, {self.ptr(number)} {pointer}, i64 {index * size}")
-            loaded = self.value(f"load {volatile}{value_type(ptx_type)}, {self.ptr(number)} {element}, "
-                                f"align {size}{invariant}")
+        for index, register in enumerate(self.vector(destination)):
+            element = pointer if index == 0 else self.offset_pointer(pointer, number, index * size)
+            # ld.global.nc (__ldg, const __restrict__) reads memory the PTX ISA requires to be read-only for
+            # the kernel's lifetime.
+            loaded = self.load(ptx_type, element, number, size, volatile, invariant="nc" in instruction.modifiers)
             self.write(register, loaded, ptx_type)
 
     op_ldu = op_ld
@@ -585,13 +443,11 @@ class FunctionLifter:
         ptx_type = self.the_type(instruction)
         space = self.space_of(instruction)
         pointer, number = self.address(instruction.operands[0], space)
-        volatile = "volatile " if "volatile" in instruction.modifiers else ""
         size = width(ptx_type) // 8
         for index, source in enumerate(self.vector(instruction.operands[1])):
-            element = pointer if index == 0 else self.value(
-                f"getelementptr inbounds i8, {self.ptr(number)} {pointer}, i64 {index * size}")
-            value = self.read(source, ptx_type)
-            self.emit(f"store {volatile}{value_type(ptx_type)} {value}, {self.ptr(number)} {element}, align {size}")
+            element = pointer if index == 0 else self.offset_pointer(pointer, number, index * size)
+            self.store(ptx_type, self.read(source, ptx_type), element, number, size,
+                       "volatile" in instruction.modifiers)
 
     @staticmethod
     def vector(operand: str) -> list[str]:
@@ -601,18 +457,14 @@ class FunctionLifter:
         return [operand]
 
     def op_cvta(self, instruction: Instruction) -> None:
-        to = "to" in instruction.modifiers
         space = next(m for m in instruction.modifiers if m in ("global", "shared", "const", "local", "param"))
         ptx_type = self.the_type(instruction)
         value = self.read(instruction.operands[1], ptx_type)
-        number = self.param_space() if space == "param" else _space_number(space, self.target)
+        number = self.param_space() if space == "param" else space_number(space, self.target)
         if number == 0 or space == "global":
             self.write(instruction.operands[0], value, ptx_type)  # the same numbers in both spaces
             return
-        have, want = (0, number) if to else (number, 0)
-        pointer = self.value(f"inttoptr {int_type(ptx_type)} {value} to {self.ptr(have)}")
-        cast = self.value(f"addrspacecast {self.ptr(have)} {pointer} to {self.ptr(want)}")
-        self.write(instruction.operands[0], self.value(f"ptrtoint {self.ptr(want)} {cast} to {int_type(ptx_type)}"),
+        self.write(instruction.operands[0], self.convert_space(value, ptx_type, number, "to" in instruction.modifiers),
                    ptx_type)
 
     def op_mov(self, instruction: Instruction) -> None:
@@ -660,15 +512,7 @@ class FunctionLifter:
             return value
         if ptx_type.endswith("x2"):
             raise self.fail("saturating packed arithmetic")
-        llvm_type = value_type(ptx_type)
-        low = self.value(f"call {llvm_type} {self.intrinsic('llvm.maxnum', llvm_type, 2)}({llvm_type} {value}, "
-                         f"{llvm_type} 0.0)")
-        return self.value(f"call {llvm_type} {self.intrinsic('llvm.minnum', llvm_type, 2)}({llvm_type} {low}, "
-                          f"{llvm_type} 1.0)")
-
-    def intrinsic(self, base: str, llvm_type: str, arguments: int, result: str | None = None) -> str:
-        name = f"{base}.{INTRINSIC_SUFFIXES.get(llvm_type, llvm_type)}"
-        return self.declare(name, f"declare {result or llvm_type} @{name}({', '.join([llvm_type] * arguments)})")
+        return self.clamp_unit(value, ptx_type)
 
     def op_add(self, instruction: Instruction) -> None:
         if "cc" in instruction.modifiers:
@@ -699,11 +543,9 @@ class FunctionLifter:
         return self.reg_slot("%cc")
 
     def with_carry(self, instruction: Instruction, operation: str, carry_in: bool) -> None:
-        """Extended-precision arithmetic: the sum in twice the width, its top half is the carry out
-        (for subtraction, the borrow)."""
+        """Extended-precision arithmetic (add.cc, addc, sub.cc, subc, mad.cc, madc)."""
         ptx_type = self.the_type(instruction)
         bits = width(ptx_type)
-        small, wide = f"i{bits}", f"i{2 * bits}"
         slot = self.carry_slot()
         a = self.read(instruction.operands[1], ptx_type)
         b = self.read(instruction.operands[2], ptx_type)
@@ -711,15 +553,11 @@ class FunctionLifter:
             mode = next((m for m in instruction.modifiers if m in ("lo", "hi")), "lo")
             product, _ = self.multiply(mode, a, b, ptx_type)
             a, b, operation = product, self.read(instruction.operands[3], ptx_type), "add"
-        total = self.value(f"{operation} {wide} {self.value(f'zext {small} {a} to {wide}')}, "
-                           f"{self.value(f'zext {small} {b} to {wide}')}")
-        if carry_in:
-            carry = self.value(f"load i32, {self.alloca_ptr()} {slot}")
-            total = self.value(f"{operation} {wide} {total}, {self.value(f'zext i32 {carry} to {wide}')}")
-        self.write(instruction.operands[0], self.value(f"trunc {wide} {total} to {small}"), ptx_type)
+        carry = self.value(f"load i32, {self.alloca_ptr()} {slot}") if carry_in else None
+        total = self.wide_sum(operation, bits, a, b, carry)
+        self.write(instruction.operands[0], self.value(f"trunc i{2 * bits} {total} to i{bits}"), ptx_type)
         if "cc" in instruction.modifiers:
-            high = self.value(f"lshr {wide} {total}, {bits}")
-            out = self.value(f"zext i1 {self.value(f'icmp ne {wide} {high}, 0')} to i32")
+            out = self.value(f"zext i1 {self.carry_out(total, bits)} to i32")
             self.emit(f"store i32 {out}, {self.alloca_ptr()} {slot}")
 
     def op_and(self, instruction: Instruction) -> None:
@@ -749,30 +587,12 @@ class FunctionLifter:
         b = self.read(instruction.operands[2], ptx_type)
         self.write(instruction.operands[0], *self.multiply(mode, a, b, ptx_type))
 
-    def multiply(self, mode: str, a: str, b: str, ptx_type: str) -> tuple[str, str]:
-        """a * b, its .lo, .hi or .wide part: (value, its PTX type)."""
-        bits = width(ptx_type)
-        small, wide = f"i{bits}", f"i{2 * bits}"
-        if mode == "lo":
-            return self.value(f"mul {small} {a}, {b}"), ptx_type
-        extend = "sext" if is_signed(ptx_type) else "zext"
-        product = self.value(f"mul {wide} {self.value(f'{extend} {small} {a} to {wide}')}, "
-                             f"{self.value(f'{extend} {small} {b} to {wide}')}")
-        if mode == "wide":
-            return product, f"{ptx_type[0]}{2 * bits}"
-        high = self.value(f"lshr {wide} {product}, {bits}")
-        return self.value(f"trunc {wide} {high} to {small}"), ptx_type
-
     def op_mul24(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
         if "hi" in instruction.modifiers:
             raise self.fail("mul24.hi")
         a, b = (self.low24(self.read(o, ptx_type), ptx_type) for o in instruction.operands[1:3])
         self.write(instruction.operands[0], self.value(f"mul i32 {a}, {b}"), ptx_type)
-
-    def low24(self, value: str, ptx_type: str) -> str:
-        shifted = self.value(f"shl i32 {value}, 8")
-        return self.value(f"{'ashr' if is_signed(ptx_type) else 'lshr'} i32 {shifted}, 8")
 
     def op_mad(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -800,104 +620,41 @@ class FunctionLifter:
 
     def op_fma(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a, b, c = (self.read(o, ptx_type) for o in instruction.operands[1:4])
         directed = next((m for m in instruction.modifiers if m in ("rm", "rp", "rz")), None)
-        if directed and ptx_type == "f32":
-            result = self.directed_fma_f32(a, b, c, directed)
-        else:
-            result = self.value(f"call {llvm_type} {self.intrinsic('llvm.fma', llvm_type, 3)}({llvm_type} {a}, "
-                                f"{llvm_type} {b}, {llvm_type} {c})")
-        self.write(instruction.operands[0], self.saturate(instruction, result, ptx_type), ptx_type)
-
-    def directed_fma_f32(self, a: str, b: str, c: str, rounding: str) -> str:
-        """fma.rm/.rp/.rz.f32 (CUDA's expf rounds down to split off an exponent): the exact a*b + c is
-        s + error in double (a float product is exact there, TwoSum gives the addition's error); rounded to
-        nearest, then stepped one float toward the wanted direction when that rounding went the other way."""
-        ad, bd, cd = (self.value(f"fpext float {x} to double") for x in (a, b, c))
-        product = self.value(f"fmul double {ad}, {bd}")
-        total = self.value(f"fadd double {product}, {cd}")
-        c_part = self.value(f"fsub double {total}, {product}")
-        product_part = self.value(f"fsub double {total}, {c_part}")
-        error = self.value(f"fadd double {self.value(f'fsub double {product}, {product_part}')}, "
-                           f"{self.value(f'fsub double {cd}, {c_part}')}")
-        nearest = self.value(f"fptrunc double {total} to float")
-        back = self.value(f"fpext float {nearest} to double")
-        tie = self.value(f"fcmp oeq double {back}, {total}")
-        error_negative = self.value(f"fcmp olt double {error}, 0.0")
-        error_positive = self.value(f"fcmp ogt double {error}, 0.0")
-        above = self.value(f"or i1 {self.value(f'fcmp ogt double {back}, {total}')}, "
-                           f"{self.value(f'and i1 {tie}, {error_negative}')}")
-        below = self.value(f"or i1 {self.value(f'fcmp olt double {back}, {total}')}, "
-                           f"{self.value(f'and i1 {tie}, {error_positive}')}")
-        bits = self.value(f"bitcast float {nearest} to i32")
-        negative = self.value(f"icmp slt i32 {bits}, 0")
-        is_zero = self.value(f"fcmp oeq float {nearest}, 0.0")
-        # One float down / up: the bit pattern's magnitude steps by one; from zero to the smallest denormal.
-        plus_one = self.value(f"add i32 {bits}, 1")
-        minus_one = self.value(f"sub i32 {bits}, 1")
-        down = self.value(f"select i1 {is_zero}, i32 -2147483647, i32 "
-                          f"{self.value(f'select i1 {negative}, i32 {plus_one}, i32 {minus_one}')}")
-        up = self.value(f"select i1 {is_zero}, i32 1, i32 "
-                        f"{self.value(f'select i1 {negative}, i32 {minus_one}, i32 {plus_one}')}")
-        if rounding == "rm":
-            step_down, step_up = above, "false"
-        elif rounding == "rp":
-            step_down, step_up = "false", below
-        else:  # rz: toward zero, so down for a positive result and up for a negative one
-            step_down = self.value(f"and i1 {above}, {self.value(f'fcmp ogt double {total}, 0.0')}")
-            step_up = self.value(f"and i1 {below}, {self.value(f'fcmp olt double {total}, 0.0')}")
-        chosen = self.value(f"select i1 {step_down}, i32 {down}, i32 "
-                            f"{self.value(f'select i1 {step_up}, i32 {up}, i32 {bits}')}")
-        return self.value(f"bitcast i32 {chosen} to float")
+        self.write(instruction.operands[0], self.saturate(instruction, self.fma(ptx_type, a, b, c, directed), ptx_type),
+                   ptx_type)
 
     def unary_intrinsic(self, instruction: Instruction, base: str, flags: str = "") -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        result = self.value(f"call {flags}{llvm_type} {self.intrinsic(base, llvm_type, 1)}({llvm_type} {a})")
-        self.write(instruction.operands[0], result, ptx_type)
+        self.write(instruction.operands[0], self.unary(base, ptx_type, a, flags), ptx_type)
 
     def op_min(self, instruction: Instruction) -> None:
-        self.min_max(instruction, "min")
+        self.min_max_op(instruction, "min")
 
     def op_max(self, instruction: Instruction) -> None:
-        self.min_max(instruction, "max")
+        self.min_max_op(instruction, "max")
 
-    def min_max(self, instruction: Instruction, which: str) -> None:
+    def min_max_op(self, instruction: Instruction, which: str) -> None:
         ptx_type = self.the_type(instruction)
-        if is_float(ptx_type):
-            base = f"llvm.{which}imum" if "NaN" in instruction.modifiers else f"llvm.{which}num"
-        else:
-            base = f"llvm.{'s' if is_signed(ptx_type) else 'u'}{which}"
-        llvm_type = value_type(ptx_type)
         a, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
-        result = self.value(f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})")
+        result = self.min_max(which, ptx_type, a, b, "NaN" in instruction.modifiers)
         if "relu" in instruction.modifiers:  # negative results become 0
             if is_float(ptx_type):
                 raise self.fail("min/max .relu on floats")
-            zero = "zeroinitializer" if ptx_type in PACKED_INTEGER_TYPES else "0"
-            result = self.value(f"call {llvm_type} {self.intrinsic('llvm.smax', llvm_type, 2)}({llvm_type} {result}, "
-                                f"{llvm_type} {zero})")
+            result = self.relu(ptx_type, result)
         self.write(instruction.operands[0], result, ptx_type)
 
     def op_abs(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        if is_float(ptx_type):
-            self.unary_intrinsic(instruction, "llvm.fabs")
-            return
-        llvm_type = value_type(ptx_type)
-        name = f"llvm.abs.{llvm_type}"
-        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
-        a = self.read(instruction.operands[1], ptx_type)
-        self.write(instruction.operands[0], self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)"), ptx_type)
+        self.write(instruction.operands[0], self.absolute(ptx_type, self.read(instruction.operands[1], ptx_type)),
+                   ptx_type)
 
     def op_neg(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        a = self.read(instruction.operands[1], ptx_type)
-        llvm_type = value_type(ptx_type)
-        result = self.value(f"fneg {llvm_type} {a}") if is_float(ptx_type) else self.value(f"sub {llvm_type} 0, {a}")
-        self.write(instruction.operands[0], result, ptx_type)
+        self.write(instruction.operands[0], self.negate(ptx_type, self.read(instruction.operands[1], ptx_type)),
+                   ptx_type)
 
     def op_not(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -912,141 +669,61 @@ class FunctionLifter:
         self.write(instruction.operands[0], self.value(f"zext i1 {zero} to {llvm_type}"), ptx_type)
 
     def op_shl(self, instruction: Instruction) -> None:
-        self.shift(instruction, "shl")
+        self.shift_op(instruction, "shl")
 
     def op_shr(self, instruction: Instruction) -> None:
-        self.shift(instruction, "ashr" if is_signed(self.the_type(instruction)) else "lshr")
+        self.shift_op(instruction, "ashr" if is_signed(self.the_type(instruction)) else "lshr")
 
-    def shift(self, instruction: Instruction, operation: str) -> None:
+    def shift_op(self, instruction: Instruction, operation: str) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
-        bits = width(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        amount = self.resize(self.read(instruction.operands[2], "u32"), "i32", llvm_type, False)
-        # PTX clamps shift amounts at the width; LLVM calls larger ones poison.
-        clamped = self.value(f"call {llvm_type} {self.intrinsic('llvm.umin', llvm_type, 2)}({llvm_type} {amount}, "
-                             f"{llvm_type} {bits - 1})")
-        result = self.value(f"{operation} {llvm_type} {a}, {clamped}")
-        if operation != "ashr":
-            too_far = self.value(f"icmp ugt {llvm_type} {amount}, {bits - 1}")
-            result = self.value(f"select i1 {too_far}, {llvm_type} 0, {llvm_type} {result}")
-        self.write(instruction.operands[0], result, ptx_type)
+        amount = self.read(instruction.operands[2], "u32")
+        self.write(instruction.operands[0], self.shift(operation, ptx_type, a, amount), ptx_type)
 
-    def bit_count(self, instruction: Instruction, base: str, extra: str = "") -> None:
+    def bit_count_op(self, instruction: Instruction, base: str, extra: str = "") -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
-        name = f"{base}.{llvm_type}"
-        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}{', i1' if extra else ''})")
         a = self.read(instruction.operands[1], ptx_type)
-        counted = self.value(f"call {llvm_type} @{name}({llvm_type} {a}{extra})")
-        self.write(instruction.operands[0], self.resize(counted, llvm_type, "i32", False), "u32")
+        self.write(instruction.operands[0], self.bit_count(base, ptx_type, a, extra), "u32")
 
     def op_popc(self, instruction: Instruction) -> None:
-        self.bit_count(instruction, "llvm.ctpop")
+        self.bit_count_op(instruction, "llvm.ctpop")
 
     def op_clz(self, instruction: Instruction) -> None:
-        self.bit_count(instruction, "llvm.ctlz", ", i1 false")
+        self.bit_count_op(instruction, "llvm.ctlz", ", i1 false")
 
     def op_brev(self, instruction: Instruction) -> None:
         self.unary_intrinsic(instruction, "llvm.bitreverse")
 
     def op_bfind(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        if is_signed(ptx_type):
-            negative = self.value(f"icmp slt {llvm_type} {a}, 0")
-            inverted = self.value(f"xor {llvm_type} {a}, -1")
-            a = self.value(f"select i1 {negative}, {llvm_type} {inverted}, {llvm_type} {a}")
-        name = f"llvm.ctlz.{llvm_type}"
-        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
-        zeros = self.resize(self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)"), llvm_type, "i32", False)
-        # .shiftamt: how far to shift the bit up to the top, i.e. the count of leading zeros
-        position = zeros if "shiftamt" in instruction.modifiers else self.value(f"sub i32 {width(ptx_type) - 1}, {zeros}")
-        none = self.value(f"icmp eq i32 {zeros}, {width(ptx_type)}")
-        self.write(instruction.operands[0], self.value(f"select i1 {none}, i32 -1, i32 {position}"), "u32")
+        self.write(instruction.operands[0], self.find_leading(ptx_type, a, "shiftamt" in instruction.modifiers), "u32")
 
     def op_bfe(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
-        bits = width(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        position = self.resize(self.value(f"and i32 {self.read(instruction.operands[2], 'u32')}, 255"), "i32",
-                               llvm_type, False)
-        length = self.resize(self.value(f"and i32 {self.read(instruction.operands[3], 'u32')}, 255"), "i32",
-                             llvm_type, False)
-        umin = self.intrinsic("llvm.umin", llvm_type, 2)
-        end = self.value(f"call {llvm_type} {umin}({llvm_type} {self.value(f'add {llvm_type} {position}, {length}')}, "
-                         f"{llvm_type} {bits})")
-        position = self.value(f"call {llvm_type} {umin}({llvm_type} {position}, {llvm_type} {bits})")
-        field_bits = self.value(f"sub {llvm_type} {end}, {position}")
-        # Move the field to the top, then back down: arithmetic for signed, logical for unsigned.
-        up = self.value(f"sub {llvm_type} {bits}, {end}")
-        top = self.value(f"shl {llvm_type} {a}, {up}")
-        down = self.value(f"sub {llvm_type} {bits}, {field_bits}")
-        down_clamped = self.value(f"call {llvm_type} {umin}({llvm_type} {down}, {llvm_type} {bits - 1})")
-        shifted = self.value(f"{'ashr' if is_signed(ptx_type) else 'lshr'} {llvm_type} {top}, {down_clamped}")
-        empty = self.value(f"icmp eq {llvm_type} {field_bits}, 0")
-        self.write(instruction.operands[0], self.value(f"select i1 {empty}, {llvm_type} 0, {llvm_type} {shifted}"),
-                   ptx_type)
+        position, length = (self.read(o, "u32") for o in instruction.operands[2:4])
+        self.write(instruction.operands[0], self.bit_field_extract(ptx_type, a, position, length), ptx_type)
 
     def op_bfi(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
-        bits = width(ptx_type)
-        f = self.read(instruction.operands[1], ptx_type)
-        b = self.read(instruction.operands[2], ptx_type)
-        position = self.value(f"and i32 {self.read(instruction.operands[3], 'u32')}, 255")
-        length = self.value(f"and i32 {self.read(instruction.operands[4], 'u32')}, 255")
-        wide = "i128" if bits == 64 else "i64"
-        ones = self.value(f"shl {wide} 1, {self.value(f'zext i32 {length} to {wide}')}")
-        mask = self.value(f"trunc {wide} {self.value(f'sub {wide} {ones}, 1')} to {llvm_type}")
-        over = self.value(f"icmp uge i32 {position}, {bits}")
-        shift = self.resize(self.value(f"select i1 {over}, i32 0, i32 {position}"), "i32", llvm_type, False)
-        mask = self.value(f"select i1 {over}, {llvm_type} 0, {llvm_type} {self.value(f'shl {llvm_type} {mask}, {shift}')}")
-        inserted = self.value(f"and {llvm_type} {self.value(f'shl {llvm_type} {f}, {shift}')}, {mask}")
-        kept = self.value(f"and {llvm_type} {b}, {self.value(f'xor {llvm_type} {mask}, -1')}")
-        self.write(instruction.operands[0], self.value(f"or {llvm_type} {kept}, {inserted}"), ptx_type)
+        f, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
+        position, length = (self.read(o, "u32") for o in instruction.operands[3:5])
+        self.write(instruction.operands[0], self.bit_field_insert(ptx_type, f, b, position, length), ptx_type)
 
     def op_lop3(self, instruction: Instruction) -> None:
-        """Any function of three bit vectors, as the sum of the minterms its lookup table selects
-        (table bit i: a = bit 2 of i, b = bit 1, c = bit 0; LLVM folds the sum back down)."""
         if "|" in instruction.operands[0] or len(instruction.operands) != 5:
             raise self.fail("lop3 with a predicate")
         ptx_type = self.the_type(instruction)
-        llvm_type = int_type(ptx_type)
         inputs = [self.read(o, ptx_type) for o in instruction.operands[1:4]]
-        inverted = [self.value(f"xor {llvm_type} {v}, -1") for v in inputs]
         table = _ptx_int(instruction.operands[4].strip())
-        result = "0"
-        for index in range(8):
-            if table >> index & 1:
-                chosen = [inputs[k] if index >> (2 - k) & 1 else inverted[k] for k in range(3)]
-                term = self.value(f"and {llvm_type} {self.value(f'and {llvm_type} {chosen[0]}, {chosen[1]}')}, {chosen[2]}")
-                result = self.value(f"or {llvm_type} {result}, {term}")
-        self.write(instruction.operands[0], result, ptx_type)
+        self.write(instruction.operands[0], self.lop3(ptx_type, inputs, table), ptx_type)
 
     def op_prmt(self, instruction: Instruction) -> None:
         if any(m in instruction.modifiers for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
             raise self.fail("prmt modes other than the default")
-        a = self.value(f"zext i32 {self.read(instruction.operands[1], 'b32')} to i64")
-        b = self.value(f"zext i32 {self.read(instruction.operands[2], 'b32')} to i64")
-        pair = self.value(f"or i64 {a}, {self.value(f'shl i64 {b}, 32')}")
-        selector = self.read(instruction.operands[3], "b32")
-        result = "0"
-        for index in range(4):
-            shifted_selector = self.value(f"lshr i32 {selector}, {4 * index}")
-            nibble = self.value(f"and i32 {shifted_selector}, 15")
-            byte_index = self.value(f"and i32 {nibble}, 7")
-            bit_offset = self.value(f"zext i32 {self.value(f'shl i32 {byte_index}, 3')} to i64")
-            moved = self.value(f"trunc i64 {self.value(f'lshr i64 {pair}, {bit_offset}')} to i32")
-            byte = self.value(f"and i32 {moved}, 255")
-            replicate = self.value(f"icmp ne i32 {self.value(f'and i32 {nibble}, 8')}, 0")
-            sign = self.value(f"icmp ne i32 {self.value(f'and i32 {byte}, 128')}, 0")
-            filled = self.value(f"select i1 {sign}, i32 255, i32 0")
-            byte = self.value(f"select i1 {replicate}, i32 {filled}, i32 {byte}")
-            result = self.value(f"or i32 {result}, {self.value(f'shl i32 {byte}, {8 * index}')}")
-        self.write(instruction.operands[0], result, "b32")
+        a, b, selector = (self.read(o, "b32") for o in instruction.operands[1:4])
+        self.write(instruction.operands[0], self.permute(a, b, selector), "b32")
 
     # SIMD video instructions: two half-words (vop2) or four bytes (vop4) of 32-bit registers at once
     def simd_video(self, instruction: Instruction, operation: str, lanes: int) -> None:
@@ -1100,11 +777,8 @@ class FunctionLifter:
 
     def op_copysign(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         sign, magnitude = (self.read(o, ptx_type) for o in instruction.operands[1:3])
-        self.write(instruction.operands[0], self.value(
-            f"call {llvm_type} {self.intrinsic('llvm.copysign', llvm_type, 2)}({llvm_type} {magnitude}, "
-            f"{llvm_type} {sign})"), ptx_type)
+        self.write(instruction.operands[0], self.copy_sign(ptx_type, magnitude, sign), ptx_type)
 
     def op_testp(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -1125,17 +799,13 @@ class FunctionLifter:
 
     def op_rsqrt(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        root = self.value(f"call afn {llvm_type} {self.intrinsic('llvm.sqrt', llvm_type, 1)}({llvm_type} {a})")
-        self.write(instruction.operands[0], self.value(f"fdiv afn {llvm_type} 1.0, {root}"), ptx_type)
+        self.write(instruction.operands[0], self.reciprocal_root(ptx_type, a), ptx_type)
 
     def op_rcp(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        flags = "afn " if "approx" in instruction.modifiers else ""
-        self.write(instruction.operands[0], self.value(f"fdiv {flags}{llvm_type} 1.0, {a}"), ptx_type)
+        self.write(instruction.operands[0], self.reciprocal(ptx_type, a, "approx" in instruction.modifiers), ptx_type)
 
     def op_sin(self, instruction: Instruction) -> None:
         self.unary_intrinsic(instruction, "llvm.sin", "afn ")
@@ -1147,63 +817,16 @@ class FunctionLifter:
         self.unary_intrinsic(instruction, "llvm.exp2", "afn ")
 
     def op_lg2(self, instruction: Instruction) -> None:
-        if self.target.name == "nvptx" and self.the_type(instruction) == "f32":
-            # NVPTX has no lowering for llvm.log2 (LLVM aborts): name PTX's instruction itself.
-            self.declare("llvm.nvvm.lg2.approx.f", "declare float @llvm.nvvm.lg2.approx.f(float)")
-            a = self.read(instruction.operands[1], "f32")
-            self.write(instruction.operands[0], self.value(f"call float @llvm.nvvm.lg2.approx.f(float {a})"), "f32")
-            return
-        self.unary_intrinsic(instruction, "llvm.log2", "afn ")
+        ptx_type = self.the_type(instruction)
+        a = self.read(instruction.operands[1], ptx_type)
+        self.write(instruction.operands[0], self.log2(ptx_type, a), ptx_type)
 
     def op_tanh(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a = self.read(instruction.operands[1], ptx_type)
-        if self.target.name == "nvptx" and ptx_type == "f32":
-            # The round trip keeps the hardware's approximation, so the program prints what the original did.
-            self.declare("llvm.nvvm.tanh.approx.f32", "declare float @llvm.nvvm.tanh.approx.f32(float)")
-            self.write(instruction.operands[0], self.value(f"call float @llvm.nvvm.tanh.approx.f32(float {a})"),
-                       ptx_type)
-            return
-        # PTX promises a relative error (2^-11 for f32): near 0, where tanh(x) ~ x, an odd Taylor polynomial
-        # (relative error < 3e-5 below |x| = 0.55); beyond, 1 - 2 / (exp(2|x|) + 1) with x's sign, which has
-        # no cancellation there and saturates correctly.
-        magnitude = self.value(f"call {llvm_type} {self.intrinsic('llvm.fabs', llvm_type, 1)}({llvm_type} {a})")
-        doubled = self.value(f"fmul afn {llvm_type} {magnitude}, {float_constant(2 / math.log(2), ptx_type)}")
-        exp = self.value(f"call afn {llvm_type} {self.intrinsic('llvm.exp2', llvm_type, 1)}({llvm_type} {doubled})")
-        denominator = self.value(f"fadd afn {llvm_type} {exp}, {float_constant(1, ptx_type)}")
-        quotient = self.value(f"fdiv afn {llvm_type} {float_constant(2, ptx_type)}, {denominator}")
-        large = self.value(f"fsub afn {llvm_type} {float_constant(1, ptx_type)}, {quotient}")
-        signed = self.value(f"call {llvm_type} {self.intrinsic('llvm.copysign', llvm_type, 2)}"
-                            f"({llvm_type} {large}, {llvm_type} {a})")
-        square = self.value(f"fmul {llvm_type} {a}, {a}")
-        series = float_constant(62 / 2835, ptx_type)  # Horner in x^2 over x^9 .. x^3's coefficients
-        for coefficient in (-17 / 315, 2 / 15, -1 / 3):
-            series = self.value(f"fmul {llvm_type} {series}, {square}")
-            series = self.value(f"fadd {llvm_type} {series}, {float_constant(coefficient, ptx_type)}")
-        cubic_and_up = self.value(f"fmul {llvm_type} {self.value(f'fmul {llvm_type} {series}, {square}')}, {a}")
-        small = self.value(f"fadd {llvm_type} {cubic_and_up}, {a}")
-        near_zero = self.value(f"fcmp olt {llvm_type} {magnitude}, {float_constant(0.55, ptx_type)}")
-        self.write(instruction.operands[0], self.value(f"select i1 {near_zero}, {llvm_type} {small}, "
-                                                       f"{llvm_type} {signed}"), ptx_type)
+        self.write(instruction.operands[0], self.tanh(ptx_type, a), ptx_type)
 
     # comparisons and selection
-    def compare(self, comparison: str, ptx_type: str, a: str, b: str) -> str:
-        """An i1 (a <2 x i1> for packed halves: lane 0 is the low half)."""
-        llvm_type = value_type(ptx_type)
-        if is_float(ptx_type):
-            predicates = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
-                          "equ": "ueq", "neu": "une", "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge",
-                          "num": "ord", "nan": "uno"}
-            return self.value(f"fcmp {predicates[comparison]} {llvm_type} {a}, {b}")
-        signed = is_signed(ptx_type)
-        predicates = {"eq": "eq", "ne": "ne", "lt": "slt" if signed else "ult", "le": "sle" if signed else "ule",
-                      "gt": "sgt" if signed else "ugt", "ge": "sge" if signed else "uge", "lo": "ult", "ls": "ule",
-                      "hi": "ugt", "hs": "uge"}
-        if comparison not in predicates:
-            raise self.fail(f"comparison {comparison}")
-        return self.value(f"icmp {predicates[comparison]} {llvm_type} {a}, {b}")
-
     def op_setp(self, instruction: Instruction) -> None:
         comparison = instruction.modifiers[0]
         ptx_type = self.the_type(instruction)
@@ -1248,10 +871,9 @@ class FunctionLifter:
 
     def op_selp(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
-        llvm_type = value_type(ptx_type)
         a, b = (self.read(o, ptx_type) for o in instruction.operands[1:3])
         c = self.read(instruction.operands[3], "pred")
-        self.write(instruction.operands[0], self.value(f"select i1 {c}, {llvm_type} {a}, {llvm_type} {b}"), ptx_type)
+        self.write(instruction.operands[0], self.select(ptx_type, c, a, b), ptx_type)
 
     def op_slct(self, instruction: Instruction) -> None:
         destination_type, condition_type = self.types(instruction)[-2:]
@@ -1268,81 +890,22 @@ class FunctionLifter:
             raise self.fail("cvt forms other than cvt.dtype.atype")
         destination_type, source_type = types
         if destination_type in ("f16x2", "bf16x2") and source_type == "f32" and len(instruction.operands) == 3:
-            self.pack_halves(instruction, destination_type[:-2])
+            # cvt.rn.f16x2.f32 d, a, b: a rounded to the upper half of d, b to the lower.
+            high, low = (self.read(o, "f32") for o in instruction.operands[1:3])
+            self.write(instruction.operands[0], self.pack_halves(destination_type[:-2], high, low), "b32")
             return
         if "x2" in destination_type or "x2" in source_type or "relu" in instruction.modifiers:
             raise self.fail("packed conversions")
         rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi")), None)
         a = self.read(instruction.operands[1], source_type)
-        source, destination = value_type(source_type), value_type(destination_type)
-        if is_float(source_type) and is_float(destination_type):
-            if rounding:
-                base = {"rni": "llvm.roundeven", "rzi": "llvm.trunc", "rmi": "llvm.floor", "rpi": "llvm.ceil"}[rounding]
-                a = self.value(f"call {source} {self.intrinsic(base, source, 1)}({source} {a})")
-            if width(destination_type) > width(source_type):
-                result = self.value(f"fpext {source} {a} to {destination}")
-            elif width(destination_type) < width(source_type) or destination != source:
-                result = self.value(f"fptrunc {source} {a} to {destination}")
-            else:
-                result = a
-            result = self.saturate(instruction, result, destination_type)
-        elif is_float(source_type):
-            base = {"rni": "llvm.roundeven", "rzi": None, "rmi": "llvm.floor", "rpi": "llvm.ceil", None: None}[rounding]
-            if base:
-                a = self.value(f"call {source} {self.intrinsic(base, source, 1)}({source} {a})")
-            # PTX saturates out-of-range values and sends NaN to 0: the .sat conversions.
-            operation = "llvm.fptosi.sat" if is_signed(destination_type) else "llvm.fptoui.sat"
-            suffix = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}[source]
-            name = f"{operation}.{destination}.{suffix}"
-            self.declare(name, f"declare {destination} @{name}({source})")
-            result = self.value(f"call {destination} @{name}({source} {a})")
-        elif is_float(destination_type):
-            result = self.value(f"{'sitofp' if is_signed(source_type) else 'uitofp'} {source} {a} to {destination}")
-            result = self.saturate(instruction, result, destination_type)
-        else:
-            if "sat" in instruction.modifiers:
-                result = self.integer_saturate(a, source_type, destination_type)
-            else:
-                result = self.resize(a, source, destination, is_signed(source_type))
+        result = self.convert(a, source_type, destination_type, rounding, "sat" in instruction.modifiers)
         self.write(instruction.operands[0], result, destination_type)
-
-    def pack_halves(self, instruction: Instruction, half: str) -> None:
-        """cvt.rn.f16x2.f32 d, a, b: a rounded to the upper half of d, b to the lower."""
-        parts = []
-        for operand in instruction.operands[1:]:
-            narrow = self.value(f"fptrunc float {self.read(operand, 'f32')} to {value_type(half)}")
-            parts.append(self.value(f"zext i16 {self.value(f'bitcast {value_type(half)} {narrow} to i16')} to i32"))
-        upper = self.value(f"shl i32 {parts[0]}, 16")
-        self.write(instruction.operands[0], self.value(f"or i32 {upper}, {parts[1]}"), "b32")
-
-    def integer_saturate(self, value: str, source_type: str, destination_type: str) -> str:
-        source = int_type(source_type)
-        bits = width(destination_type)
-        low, high = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if is_signed(destination_type) else (0, (1 << bits) - 1))
-        signed = is_signed(source_type)
-        if width(source_type) <= bits and signed == is_signed(destination_type):
-            return self.resize(value, source, int_type(destination_type), signed)
-        wide = "i128"
-        extended = self.value(f"{'sext' if signed else 'zext'} {source} {value} to {wide}")
-        clamped = self.value(f"call {wide} {self.intrinsic('llvm.smax', wide, 2)}({wide} {extended}, {wide} {low})")
-        clamped = self.value(f"call {wide} {self.intrinsic('llvm.smin', wide, 2)}({wide} {clamped}, {wide} {high})")
-        return self.value(f"trunc {wide} {clamped} to {int_type(destination_type)}")
 
     # control flow
     def op_bra(self, instruction: Instruction) -> None:
         target = self.label(instruction.operands[0].strip())
-        if instruction.guard is None:
-            self.emit(f"br label %{target}")
-        else:
-            condition = self.read(instruction.guard, "pred")
-            number = self.counter = self.counter + 1
-            if instruction.negated:
-                self.emit(f"br i1 {condition}, label %next{number}, label %{target}")
-            else:
-                self.emit(f"br i1 {condition}, label %{target}, label %next{number}")
-            self.lines.append(f"next{number}:")
-            return
-        self.terminated = True
+        condition = self.read(instruction.guard, "pred") if instruction.guard is not None else None
+        self.branch(target, condition, instruction.negated)
 
     def ret(self) -> None:
         if self.return_type == "void":
@@ -1362,10 +925,7 @@ class FunctionLifter:
         self.ret()
 
     def op_trap(self, instruction: Instruction) -> None:
-        self.declare("llvm.trap", "declare void @llvm.trap()")
-        self.emit("call void @llvm.trap()")
-        self.emit("unreachable")
-        self.terminated = True
+        self.trap()
 
     def op_call(self, instruction: Instruction) -> None:
         operands = list(instruction.operands)
@@ -1390,7 +950,7 @@ class FunctionLifter:
         if callee.returns:
             result = callee.returns[0]
             return_type = f"[{result.size} x i8]" if result.count is not None else int_type(result.type)
-        call = f"call {return_type} @{_quote(callee_name)}({', '.join(values)})"
+        call = f"call {return_type} @{quote(callee_name)}({', '.join(values)})"
         if return_type == "void":
             self.emit(call)
         else:
@@ -1412,72 +972,41 @@ class FunctionLifter:
 
     op_barrier = op_bar
 
-    def barrier(self) -> None:
-        if self.target.name == "amdgpu":
-            self.declare("llvm.amdgcn.s.barrier", "declare void @llvm.amdgcn.s.barrier()")
-            self.emit('fence syncscope("workgroup") release')
-            self.emit("call void @llvm.amdgcn.s.barrier()")
-            self.emit('fence syncscope("workgroup") acquire')
-        else:
-            self.declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()")
-            self.emit("call void @llvm.nvvm.barrier0()")
-
-    def warp_sync(self) -> None:
-        if self.target.name == "amdgpu":
-            self.declare("llvm.amdgcn.wave.barrier", "declare void @llvm.amdgcn.wave.barrier()")
-            self.emit("call void @llvm.amdgcn.wave.barrier()")
-        else:
-            self.declare("llvm.nvvm.bar.warp.sync", "declare void @llvm.nvvm.bar.warp.sync(i32)")
-            self.emit("call void @llvm.nvvm.bar.warp.sync(i32 -1)")
-
     def op_membar(self, instruction: Instruction) -> None:
         scope = {"cta": "cta", "gl": "gpu", "sys": "sys"}.get(instruction.modifiers[0] if instruction.modifiers
                                                              else "gl", "gpu")
-        self.emit(f"fence{self.scope(scope)} seq_cst")
+        self.fence(scope)
 
     def op_fence(self, instruction: Instruction) -> None:
         if "proxy" in instruction.modifiers:
             raise self.fail("fence.proxy")
-        scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
-        self.emit(f"fence{self.scope(scope)} seq_cst")
-
-    def scope(self, scope: str) -> str:
-        return SCOPES_AMDGPU.get(scope, "") if self.target.name == "amdgpu" else ""
+        self.fence(next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu"))
 
     def op_atom(self, instruction: Instruction, returns: bool = True) -> None:
         ptx_type = self.the_type(instruction)
         if "x2" in ptx_type or width(ptx_type) not in (32, 64):
             raise self.fail(f"atomics on .{ptx_type}")
         space = self.space_of(instruction)
-        scope = self.scope(next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu"))
+        scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
         ordering = {"acquire": "acquire", "release": "release", "acq_rel": "acq_rel", "sc": "seq_cst"}.get(
             next((m for m in instruction.modifiers if m in ("acquire", "release", "acq_rel", "sc")), ""), "monotonic")
-        operations = {"add": "fadd" if is_float(ptx_type) else "add", "exch": "xchg", "and": "and", "or": "or",
-                      "xor": "xor", "inc": "uinc_wrap", "dec": "udec_wrap",
-                      "min": "fmin" if is_float(ptx_type) else ("min" if is_signed(ptx_type) else "umin"),
-                      "max": "fmax" if is_float(ptx_type) else ("max" if is_signed(ptx_type) else "umax")}
-        operation = next((m for m in instruction.modifiers if m in (*operations, "cas")), None)
+        operation = next((m for m in instruction.modifiers if m in (*ATOMIC_OPERATIONS, "cas")), None)
         if operation is None:
             raise self.fail("this atomic operation")
         operands = list(instruction.operands)
         destination = operands.pop(0) if returns else None
         pointer, number = self.address(operands[0], space)
-        llvm_type = value_type(ptx_type)
         b = self.read(operands[1], ptx_type)
         if operation == "cas":
-            int_llvm = int_type(ptx_type)
             expected = self.read(operands[1], f"b{width(ptx_type)}")
             new = self.read(operands[2], f"b{width(ptx_type)}")
-            pair = self.value(f"cmpxchg {self.ptr(number)} {pointer}, {int_llvm} {expected}, {int_llvm} {new}{scope} "
-                              f"{'monotonic' if ordering == 'monotonic' else ordering} monotonic")
-            old = self.value(f"extractvalue {{ {int_llvm}, i1 }} {pair}, 0")
+            old = self.compare_exchange(width(ptx_type), pointer, number, expected, new, scope, ordering)
             if destination:
                 self.write(destination, old, f"b{width(ptx_type)}")
             return
         if operation in ("inc", "dec") and ptx_type != "u32":
             raise self.fail("atom.inc/dec other than .u32")
-        old = self.value(f"atomicrmw {operations[operation]} {self.ptr(number)} {pointer}, {llvm_type} {b}{scope} "
-                         f"{ordering}")
+        old = self.atomic(operation, ptx_type, pointer, number, b, scope, ordering)
         if destination:
             self.write(destination, old, ptx_type)
 
@@ -1485,90 +1014,25 @@ class FunctionLifter:
         self.op_atom(instruction, returns=False)
 
     # warp-level operations
-    def lane_id(self) -> str:
-        if self.target.name == "amdgpu":
-            self.declare("llvm.amdgcn.mbcnt.lo", "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)")
-            return self.value("call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
-        return self.special("laneid")
-
     def op_shfl(self, instruction: Instruction) -> None:
         mode = next(m for m in instruction.modifiers if m in ("up", "down", "bfly", "idx"))
         destinations = instruction.operands[0].split("|")
-        a = self.read(instruction.operands[1], "b32")
-        b = self.read(instruction.operands[2], "b32")
-        c = self.read(instruction.operands[3], "b32")
-        if self.target.name == "nvptx":
-            mask = self.read(instruction.operands[4], "b32") if len(instruction.operands) > 4 else "-1"
-            name = f"llvm.nvvm.shfl.sync.{mode}.i32p"
-            self.declare(name, f"declare {{i32, i1}} @{name}(i32, i32, i32, i32)")
-            pair = self.value(f"call {{i32, i1}} @{name}(i32 {mask}, i32 {a}, i32 {b}, i32 {c})")
-            self.write(destinations[0], self.value(f"extractvalue {{i32, i1}} {pair}, 0"), "b32")
-            if len(destinations) > 1:
-                self.write(destinations[1], self.value(f"extractvalue {{i32, i1}} {pair}, 1"), "pred")
-            return
-        # The PTX ISA's definition of shfl, on wave32: pick source lane j, or keep one's own value.
-        lane = self.lane_id()
-        b_lane = self.value(f"and i32 {b}, 31")
-        c_lane = self.value(f"and i32 {c}, 31")
-        segment = self.value(f"and i32 {self.value(f'lshr i32 {c}, 8')}, 31")
-        not_segment = self.value(f"xor i32 {segment}, -1")
-        max_lane = self.value(f"or i32 {self.value(f'and i32 {lane}, {segment}')}, "
-                              f"{self.value(f'and i32 {c_lane}, {not_segment}')}")
-        min_lane = self.value(f"and i32 {lane}, {segment}")
-        if mode == "up":
-            j = self.value(f"sub i32 {lane}, {b_lane}")
-            valid = self.value(f"icmp sge i32 {j}, {max_lane}")
-        elif mode == "down":
-            j = self.value(f"add i32 {lane}, {b_lane}")
-            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
-        elif mode == "bfly":
-            j = self.value(f"xor i32 {lane}, {b_lane}")
-            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
-        else:
-            j = self.value(f"or i32 {min_lane}, {self.value(f'and i32 {b_lane}, {not_segment}')}")
-            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
-        source = self.value(f"select i1 {valid}, i32 {j}, i32 {lane}")
-        self.declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
-        value = self.value(f"call i32 @llvm.amdgcn.ds.bpermute(i32 {self.value(f'shl i32 {source}, 2')}, i32 {a})")
+        a, b, c = (self.read(o, "b32") for o in instruction.operands[1:4])
+        value, valid = self.shuffle(mode, a, b, c, lambda: self.read(instruction.operands[4], "b32")
+                                    if len(instruction.operands) > 4 else "-1")
         self.write(destinations[0], value, "b32")
         if len(destinations) > 1:
-            self.write(destinations[1], valid, "pred")
-
-    def ballot(self, predicate: str) -> str:
-        if self.target.name == "amdgpu":
-            self.declare("llvm.amdgcn.ballot.i32", "declare i32 @llvm.amdgcn.ballot.i32(i1)")
-            return self.value(f"call i32 @llvm.amdgcn.ballot.i32(i1 {predicate})")
-        self.declare("llvm.nvvm.vote.ballot.sync", "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)")
-        return self.value(f"call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 {predicate})")
+            self.write(destinations[1], valid(), "pred")
 
     def op_vote(self, instruction: Instruction) -> None:
         mode = next(m for m in instruction.modifiers if m in ("all", "any", "uni", "ballot"))
         predicate = self.read(instruction.operands[1], "pred")
-        if self.target.name == "nvptx" and "sync" in instruction.modifiers:
-            mask = self.read(instruction.operands[2], "b32") if len(instruction.operands) > 2 else "-1"
-            result_type = "i32" if mode == "ballot" else "i1"
-            name = f"llvm.nvvm.vote.{mode}.sync"
-            self.declare(name, f"declare {result_type} @{name}(i32, i1)")
-            result = self.value(f"call {result_type} @{name}(i32 {mask}, i1 {predicate})")
-            self.write(instruction.operands[0], result, "b32" if mode == "ballot" else "pred")
-            return
-        if mode == "ballot":
-            self.write(instruction.operands[0], self.ballot(predicate), "b32")
-            return
-        ones = self.ballot(predicate)
-        active = self.ballot("true")
-        any_set = self.value(f"icmp ne i32 {ones}, 0")
-        all_set = self.value(f"icmp eq i32 {ones}, {active}")
-        result = {"any": any_set, "all": all_set}.get(mode) or self.value(
-            f"or i1 {all_set}, {self.value(f'xor i1 {any_set}, true')}")
-        self.write(instruction.operands[0], result, "pred")
+        mask = (lambda: self.read(instruction.operands[2], "b32") if len(instruction.operands) > 2 else "-1")
+        result = self.vote(mode, predicate, mask if "sync" in instruction.modifiers else None)
+        self.write(instruction.operands[0], result, "b32" if mode == "ballot" else "pred")
 
     def op_activemask(self, instruction: Instruction) -> None:
-        if self.target.name == "nvptx":
-            self.declare("llvm.nvvm.activemask", "declare i32 @llvm.nvvm.activemask()")
-            self.write(instruction.operands[0], self.value("call i32 @llvm.nvvm.activemask()"), "b32")
-        else:
-            self.write(instruction.operands[0], self.ballot("true"), "b32")
+        self.write(instruction.operands[0], self.active_mask(), "b32")
 
     # hints that change nothing here
     def op_prefetch(self, instruction: Instruction) -> None:
@@ -1578,72 +1042,3 @@ class FunctionLifter:
     op_pmevent = op_prefetch
     op_nanosleep = op_prefetch
 
-    # special registers
-    def special(self, name: str) -> str:
-        intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
-        self.declare(intrinsic, f"declare i32 @{intrinsic}()")
-        return self.value(f"call i32 @{intrinsic}()")
-
-    def special_register(self, register: str) -> tuple[str, str] | None:
-        """(value, its integer type) of a PTX special register, or None if it is not one."""
-        name = register.lstrip("%")
-        axis = name.rsplit(".", 1)[1] if "." in name else ""
-        base = name.split(".")[0]
-        if self.target.name == "nvptx":
-            if base in ("tid", "ntid", "ctaid", "nctaid") and axis in "xyz":
-                return self.special(f"{base}.{axis}"), "i32"
-            if name in ("laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq", "lanemask_lt", "lanemask_le",
-                        "lanemask_gt", "lanemask_ge"):
-                return self.special(name), "i32"
-            if name in ("clock", "clock64", "globaltimer"):
-                intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
-                result = "i32" if name == "clock" else "i64"
-                self.declare(intrinsic, f"declare {result} @{intrinsic}()")
-                return self.value(f"call {result} @{intrinsic}()"), result
-            return None
-        if base == "tid" and axis in "xyz":
-            intrinsic = f"llvm.amdgcn.workitem.id.{axis}"
-            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
-            return self.value(f"call i32 @{intrinsic}()"), "i32"
-        if base == "ctaid" and axis in "xyz":
-            intrinsic = f"llvm.amdgcn.workgroup.id.{axis}"
-            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
-            return self.value(f"call i32 @{intrinsic}()"), "i32"
-        if base in ("ntid", "nctaid") and axis in "xyz":
-            # blockDim and gridDim are not in registers on AMD: read the AQL dispatch packet
-            # (u16 workgroup_size_x/y/z at 4/6/8, u32 grid_size_x/y/z in work-items at 12/16/20).
-            self.declare("llvm.amdgcn.dispatch.ptr", "declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
-            packet = self.value("call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
-            index = "xyz".index(axis)
-            size_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {4 + 2 * index}")
-            # A workgroup has 1 to 1024 work-items (amdgpu-flat-work-group-size): the range lets LLVM keep
-            # index arithmetic on blockDim narrow.
-            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !range !{{i16 1, i16 1025}}, !invariant.load !{{}}')} to i32")
-            if base == "ntid":
-                return size, "i32"
-            grid_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {12 + 4 * index}")
-            grid = self.value(f"load i32, ptr addrspace(4) {grid_field}, align 4, !invariant.load !{{}}")
-            # A CUDA launch is whole blocks (and the kernels say uniform-work-group-size), so the division is
-            # exact: LLVM then folds blockDim * gridDim, the grid-stride loop's stride, back to grid_size.
-            return self.value(f"udiv exact i32 {grid}, {size}"), "i32"
-        if name == "laneid":
-            return self.lane_id(), "i32"
-        if name == "warpid":
-            self.declare("llvm.amdgcn.workitem.id.x", "declare i32 @llvm.amdgcn.workitem.id.x()")
-            return self.value(f"lshr i32 {self.value('call i32 @llvm.amdgcn.workitem.id.x()')}, 5"), "i32"
-        if name.startswith("lanemask_"):
-            lane = self.lane_id()
-            bit = self.value(f"shl i32 1, {lane}")
-            below = self.value(f"sub i32 {bit}, 1")
-            masks = {"eq": bit, "lt": below, "le": self.value(f"or i32 {below}, {bit}"),
-                     "gt": self.value(f"xor i32 {self.value(f'or i32 {below}, {bit}')}, -1"),
-                     "ge": self.value(f"xor i32 {below}, -1")}
-            return masks[name.removeprefix("lanemask_")], "i32"
-        if name in ("clock", "clock64"):
-            self.declare("llvm.readcyclecounter", "declare i64 @llvm.readcyclecounter()")
-            cycles = self.value("call i64 @llvm.readcyclecounter()")
-            return (cycles, "i64") if name == "clock64" else (self.value(f"trunc i64 {cycles} to i32"), "i32")
-        if name == "globaltimer":
-            self.declare("llvm.readsteadycounter", "declare i64 @llvm.readsteadycounter()")
-            return self.value("call i64 @llvm.readsteadycounter()"), "i64"
-        return None

@@ -1,0 +1,808 @@
+"""The IR-emission core both binary front ends (PTX: lift.py, SASS: sass_lift.py) lift through.
+
+What an instruction *means* lives here once: the kernel ABI (every kernel parameter is kernarg memory
+with CUDA's layout), memory spaces, special registers, barriers, shuffles, votes, atomics, and the
+integer and float semantics, each a method that takes LLVM values and returns LLVM values. A front end
+only reads its operands (PTX registers and symbols, SASS register slots and constant banks) and writes
+the results back. What differs between targets — special registers, barriers, shuffles, votes, where
+allocas and byval parameters live — is in `Target` and in the few methods here that ask
+`self.target.name`. The IR for NVPTX is the same except for those, which is what lets the H200 check a
+translation: the IR that becomes gfx1100 code also runs on NVIDIA.
+
+Types are named as PTX names them (`u32`, `s64`, `f32`, `pred`, `f16x2`...): the one vocabulary both
+front ends speak. Values are held in stack slots (SROA makes registers of them again), so no SSA
+construction is needed; a predicated instruction branches around itself (`guarded`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cassc.errors import CasscError
+
+
+class Unsupported(CasscError):
+    """A construct the translator does not handle; the message names it and its kernel."""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # "amdgpu" or "nvptx"
+    triple: str
+    cpu: str
+    kernel_cc: str
+    alloca_space: int  # where allocas (and PTX .local) live
+    byval: str  # how an aggregate kernel parameter is passed: format(type, align)
+    byval_space: int
+    # Every kernel parameter is memory in byval_space (not only aggregates): a kernel's `.param` space is
+    # then one address space, so an address taken with `mov r, param` reads what `ld.param [param]` reads.
+    kernel_params_in_memory: bool
+
+
+AMDGPU = Target("amdgpu", "amdgcn-amd-amdhsa", "gfx1100", "amdgpu_kernel", 5,
+                "ptr addrspace(4) byref({type}) align {align}", 4, True)
+# NVPTX: generic pointers reach both allocas and byval parameters, so scalars stay values.
+NVPTX = Target("nvptx", "nvptx64-nvidia-cuda", "sm_90", "ptx_kernel", 0, "ptr byval({type}) align {align}", 0,
+               False)
+
+SPACE_NUMBERS = {"global": 1, "shared": 3, "const": 4, "generic": 0}
+FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
+               "f16x2": "<2 x half>", "bf16x2": "<2 x bfloat>"}  # the packed pairs: lane 0 in the low half
+PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
+INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
+                      "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
+SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
+
+
+def width(ptx_type: str) -> int:
+    if ptx_type == "pred":
+        return 1
+    digits = re.sub(r"\D", "", ptx_type.replace("x2", ""))
+    return int(digits) * (2 if ptx_type.endswith("x2") else 1)
+
+
+def int_type(ptx_type: str) -> str:
+    return f"i{width(ptx_type)}"
+
+
+def value_type(ptx_type: str) -> str:
+    return FLOAT_TYPES.get(ptx_type) or PACKED_INTEGER_TYPES.get(ptx_type) or int_type(ptx_type)
+
+
+def is_float(ptx_type: str) -> bool:
+    return ptx_type in FLOAT_TYPES
+
+
+def is_signed(ptx_type: str) -> bool:
+    return ptx_type.startswith("s")
+
+
+def quote(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_.$][\w.$]*", name) else '"' + name.replace('"', "\\22") + '"'
+
+
+def float_constant(value: float, ptx_type: str) -> str:
+    """`value`, rounded to `ptx_type`, as an LLVM constant of that type."""
+    if ptx_type == "f32":
+        value = struct.unpack("<f", struct.pack("<f", value))[0]
+    if ptx_type == "f16":
+        return f"0xH{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
+    if ptx_type == "bf16":
+        return f"0xR{struct.unpack('<I', struct.pack('<f', value))[0] >> 16:04X}"
+    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
+
+
+def space_number(space: str, target: Target) -> int:
+    """A memory space's LLVM address space: global, shared, const, generic, local (the allocas' space)."""
+    return target.alloca_space if space == "local" else SPACE_NUMBERS[space]
+
+
+def attributes(target: Target) -> list[str]:
+    """#0 for kernels, #1 for device functions."""
+    if target.name == "amdgpu":
+        return ['attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" "uniform-work-group-size"="true" }',
+                'attributes #1 = { alwaysinline }']
+    return ["attributes #0 = { nounwind }", "attributes #1 = { alwaysinline }"]
+
+
+
+class Emitter:
+    """One function's IR being written: plumbing, the kernel ABI and every instruction's meaning."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.allocas: list[str] = []
+        self.lines: list[str] = []
+        self.counter = 0
+        self.terminated = False
+        self.declarations: dict[str, str] = {}  # intrinsic -> its declaration
+
+    # -- plumbing ---------------------------------------------------------------------------------
+    def declare(self, name: str, signature: str) -> str:
+        """Remember how to declare an intrinsic; return its name for a call."""
+        self.declarations[name] = signature
+        return f"@{name}"
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def emit(self, line: str) -> None:
+        if self.terminated:  # code after an unconditional branch: give it a block of its own
+            self.lines.append(f"dead{self.counter}:")
+            self.counter += 1
+            self.terminated = False
+        self.lines.append(f"  {line}")
+
+    def value(self, expression: str) -> str:
+        name = self.fresh()
+        self.emit(f"{name} = {expression}")
+        return name
+
+    def fail(self, why: str) -> Unsupported:
+        """An Unsupported naming the function and the instruction being lifted (the front end's words)."""
+        raise NotImplementedError
+
+    def alloca_ptr(self) -> str:
+        return f"ptr addrspace({self.target.alloca_space})" if self.target.alloca_space else "ptr"
+
+    @staticmethod
+    def ptr(space: int) -> str:
+        return f"ptr addrspace({space})" if space else "ptr"
+
+    def slot(self, name: str, llvm_type: str, align: int = 0) -> str:
+        pointer = f"%{quote(name)}" if not name.startswith("%") else name
+        suffix = f", addrspace({self.target.alloca_space})" if self.target.alloca_space else ""
+        self.allocas.append(f"  {pointer} = alloca {llvm_type}{', align ' + str(align) if align else ''}{suffix}")
+        return pointer
+
+    def resize(self, value: str, have: str, want: str, signed: bool) -> str:
+        if have == want:
+            return value
+        have_bits, want_bits = int(have[1:]), int(want[1:])
+        if want_bits < have_bits:
+            return self.value(f"trunc {have} {value} to {want}")
+        return self.value(f"{'sext' if signed else 'zext'} {have} {value} to {want}")
+
+    def intrinsic(self, base: str, llvm_type: str, arguments: int, result: str | None = None) -> str:
+        name = f"{base}.{INTRINSIC_SUFFIXES.get(llvm_type, llvm_type)}"
+        return self.declare(name, f"declare {result or llvm_type} @{name}({', '.join([llvm_type] * arguments)})")
+
+    def guarded(self, condition: str, body: Callable[[], None]) -> None:
+        """`body`'s code runs only where the i1 `condition` holds: a predicated instruction."""
+        number = self.counter = self.counter + 1
+        self.emit(f"br i1 {condition}, label %then{number}, label %join{number}")
+        self.lines.append(f"then{number}:")
+        body()
+        if not self.terminated:
+            self.emit(f"br label %join{number}")
+        self.lines.append(f"join{number}:")
+        self.terminated = False
+
+    def branch(self, label: str, condition: str | None = None, negated: bool = False) -> None:
+        """To `label`, always or where the i1 `condition` holds (fails, if `negated`)."""
+        if condition is None:
+            self.emit(f"br label %{label}")
+            self.terminated = True
+            return
+        number = self.counter = self.counter + 1
+        if negated:
+            self.emit(f"br i1 {condition}, label %next{number}, label %{label}")
+        else:
+            self.emit(f"br i1 {condition}, label %{label}, label %next{number}")
+        self.lines.append(f"next{number}:")
+
+    def place_label(self, label: str) -> None:
+        if not self.terminated:
+            self.lines.append(f"  br label %{label}")
+        self.lines.append(f"{label}:")
+        self.terminated = False
+
+    # -- the function and the kernel ABI ------------------------------------------------------------
+    def parameter(self, index: int, llvm_type: str, align: int, in_memory: bool) -> tuple[str, tuple[str, int]]:
+        """Parameter `index`'s text in the signature and (pointer, address space) of its memory. A kernel's
+        parameters are memory (`in_memory`): on AMDGPU all of them, byref kernarg memory at their
+        alignment, so the kernarg segment is CUDA's parameter buffer byte for byte; others are copied
+        to a stack slot."""
+        if in_memory:
+            return (self.target.byval.format(type=llvm_type, align=align) + f" %arg{index}",
+                    (f"%arg{index}", self.target.byval_space))
+        slot = self.slot(f"param.{index}", llvm_type, align)
+        self.allocas.append(f"  store {llvm_type} %arg{index}, {self.alloca_ptr()} {slot}")
+        return f"{llvm_type} %arg{index}", (slot, self.target.alloca_space)
+
+    def kernel_head(self, name: str, parameters: list[str]) -> str:
+        return f"define protected {self.target.kernel_cc} void @{quote(name)}({', '.join(parameters)}) #0 {{"
+
+    def function_text(self, head: str) -> str:
+        return "\n".join([head, "entry:", *self.allocas, "  br label %body", "body:", *self.lines, "}", ""])
+
+    # -- memory -------------------------------------------------------------------------------------
+    def offset_pointer(self, pointer: str, space: int, offset: int | str) -> str:
+        return self.value(f"getelementptr inbounds i8, {self.ptr(space)} {pointer}, i64 {offset}")
+
+    def integer_pointer(self, value: str, integer: str, space: int) -> str:
+        """An address held in an integer, as a pointer into `space`."""
+        return self.value(f"inttoptr {integer} {value} to {self.ptr(space)}")
+
+    def space_cast(self, pointer: str, have: int, want: int) -> str:
+        if have == want:
+            return pointer
+        return self.value(f"addrspacecast {self.ptr(have)} {pointer} to {self.ptr(want)}")
+
+    def load(self, ptx_type: str, pointer: str, space: int, align: int, volatile: bool = False,
+             invariant: bool = False) -> str:
+        """A load; `invariant`: memory the kernel never writes (ld.global.nc, __ldg), which LLVM may
+        hoist, merge or make a scalar load."""
+        marks = ", !invariant.load !{}" if invariant and not volatile else ""
+        return self.value(f"load {'volatile ' if volatile else ''}{value_type(ptx_type)}, {self.ptr(space)} "
+                          f"{pointer}, align {align}{marks}")
+
+    def store(self, ptx_type: str, value: str, pointer: str, space: int, align: int, volatile: bool = False) -> None:
+        self.emit(f"store {'volatile ' if volatile else ''}{value_type(ptx_type)} {value}, {self.ptr(space)} "
+                  f"{pointer}, align {align}")
+
+    def convert_space(self, value: str, ptx_type: str, space: int, to_space: bool) -> str:
+        """An integer address moved from the generic space to `space` (`to_space`) or back (cvta)."""
+        have, want = (0, space) if to_space else (space, 0)
+        pointer = self.value(f"inttoptr {int_type(ptx_type)} {value} to {self.ptr(have)}")
+        cast = self.value(f"addrspacecast {self.ptr(have)} {pointer} to {self.ptr(want)}")
+        return self.value(f"ptrtoint {self.ptr(want)} {cast} to {int_type(ptx_type)}")
+
+    # -- integer and float arithmetic ---------------------------------------------------------------
+    def arithmetic(self, operation: str, ptx_type: str, a: str, b: str) -> str:
+        return self.value(f"{operation} {value_type(ptx_type)} {a}, {b}")
+
+    def clamp_unit(self, value: str, ptx_type: str) -> str:
+        """A float saturated to [0, 1] (.sat)."""
+        llvm_type = value_type(ptx_type)
+        low = self.value(f"call {llvm_type} {self.intrinsic('llvm.maxnum', llvm_type, 2)}({llvm_type} {value}, "
+                         f"{llvm_type} 0.0)")
+        return self.value(f"call {llvm_type} {self.intrinsic('llvm.minnum', llvm_type, 2)}({llvm_type} {low}, "
+                          f"{llvm_type} 1.0)")
+
+    def wide_sum(self, operation: str, bits: int, a: str, b: str, carry: str | None) -> str:
+        """a + b (+ carry) or a - b (- borrow) of `bits`-wide values (carry: an i32 0/1), in twice the width:
+        the top half is the carry out (for subtraction, the borrow)."""
+        small, wide = f"i{bits}", f"i{2 * bits}"
+        total = self.value(f"{operation} {wide} {self.value(f'zext {small} {a} to {wide}')}, "
+                           f"{self.value(f'zext {small} {b} to {wide}')}")
+        if carry is not None:
+            total = self.value(f"{operation} {wide} {total}, {self.value(f'zext i32 {carry} to {wide}')}")
+        return total
+
+    def carry_out(self, total: str, bits: int) -> str:
+        """The carry (an i1) of a `wide_sum`."""
+        wide = f"i{2 * bits}"
+        return self.value(f"icmp ne {wide} {self.value(f'lshr {wide} {total}, {bits}')}, 0")
+
+    def multiply(self, mode: str, a: str, b: str, ptx_type: str) -> tuple[str, str]:
+        """a * b, its .lo, .hi or .wide part: (value, its PTX type)."""
+        bits = width(ptx_type)
+        small, wide = f"i{bits}", f"i{2 * bits}"
+        if mode == "lo":
+            return self.value(f"mul {small} {a}, {b}"), ptx_type
+        extend = "sext" if is_signed(ptx_type) else "zext"
+        product = self.value(f"mul {wide} {self.value(f'{extend} {small} {a} to {wide}')}, "
+                             f"{self.value(f'{extend} {small} {b} to {wide}')}")
+        if mode == "wide":
+            return product, f"{ptx_type[0]}{2 * bits}"
+        high = self.value(f"lshr {wide} {product}, {bits}")
+        return self.value(f"trunc {wide} {high} to {small}"), ptx_type
+
+    def low24(self, value: str, ptx_type: str) -> str:
+        shifted = self.value(f"shl i32 {value}, 8")
+        return self.value(f"{'ashr' if is_signed(ptx_type) else 'lshr'} i32 {shifted}, 8")
+
+    def fma(self, ptx_type: str, a: str, b: str, c: str, rounding: str | None = None) -> str:
+        """a * b + c rounded once: to nearest, or (f32) down / up / toward zero ("rm", "rp", "rz")."""
+        llvm_type = value_type(ptx_type)
+        if rounding and ptx_type == "f32":
+            return self.directed_fma_f32(a, b, c, rounding)
+        return self.value(f"call {llvm_type} {self.intrinsic('llvm.fma', llvm_type, 3)}({llvm_type} {a}, "
+                          f"{llvm_type} {b}, {llvm_type} {c})")
+
+    def directed_fma_f32(self, a: str, b: str, c: str, rounding: str) -> str:
+        """fma.rm/.rp/.rz.f32 (CUDA's expf rounds down to split off an exponent): the exact a*b + c is
+        s + error in double (a float product is exact there, TwoSum gives the addition's error); rounded to
+        nearest, then stepped one float toward the wanted direction when that rounding went the other way."""
+        ad, bd, cd = (self.value(f"fpext float {x} to double") for x in (a, b, c))
+        product = self.value(f"fmul double {ad}, {bd}")
+        total = self.value(f"fadd double {product}, {cd}")
+        c_part = self.value(f"fsub double {total}, {product}")
+        product_part = self.value(f"fsub double {total}, {c_part}")
+        error = self.value(f"fadd double {self.value(f'fsub double {product}, {product_part}')}, "
+                           f"{self.value(f'fsub double {cd}, {c_part}')}")
+        nearest = self.value(f"fptrunc double {total} to float")
+        back = self.value(f"fpext float {nearest} to double")
+        tie = self.value(f"fcmp oeq double {back}, {total}")
+        error_negative = self.value(f"fcmp olt double {error}, 0.0")
+        error_positive = self.value(f"fcmp ogt double {error}, 0.0")
+        above = self.value(f"or i1 {self.value(f'fcmp ogt double {back}, {total}')}, "
+                           f"{self.value(f'and i1 {tie}, {error_negative}')}")
+        below = self.value(f"or i1 {self.value(f'fcmp olt double {back}, {total}')}, "
+                           f"{self.value(f'and i1 {tie}, {error_positive}')}")
+        bits = self.value(f"bitcast float {nearest} to i32")
+        negative = self.value(f"icmp slt i32 {bits}, 0")
+        is_zero = self.value(f"fcmp oeq float {nearest}, 0.0")
+        # One float down / up: the bit pattern's magnitude steps by one; from zero to the smallest denormal.
+        plus_one = self.value(f"add i32 {bits}, 1")
+        minus_one = self.value(f"sub i32 {bits}, 1")
+        down = self.value(f"select i1 {is_zero}, i32 -2147483647, i32 "
+                          f"{self.value(f'select i1 {negative}, i32 {plus_one}, i32 {minus_one}')}")
+        up = self.value(f"select i1 {is_zero}, i32 1, i32 "
+                        f"{self.value(f'select i1 {negative}, i32 {minus_one}, i32 {plus_one}')}")
+        if rounding == "rm":
+            step_down, step_up = above, "false"
+        elif rounding == "rp":
+            step_down, step_up = "false", below
+        else:  # rz: toward zero, so down for a positive result and up for a negative one
+            step_down = self.value(f"and i1 {above}, {self.value(f'fcmp ogt double {total}, 0.0')}")
+            step_up = self.value(f"and i1 {below}, {self.value(f'fcmp olt double {total}, 0.0')}")
+        chosen = self.value(f"select i1 {step_down}, i32 {down}, i32 "
+                            f"{self.value(f'select i1 {step_up}, i32 {up}, i32 {bits}')}")
+        return self.value(f"bitcast i32 {chosen} to float")
+
+
+    def unary(self, base: str, ptx_type: str, a: str, flags: str = "") -> str:
+        llvm_type = value_type(ptx_type)
+        return self.value(f"call {flags}{llvm_type} {self.intrinsic(base, llvm_type, 1)}({llvm_type} {a})")
+
+    def min_max(self, which: str, ptx_type: str, a: str, b: str, propagate_nan: bool = False) -> str:
+        if is_float(ptx_type):
+            base = f"llvm.{which}imum" if propagate_nan else f"llvm.{which}num"
+        else:
+            base = f"llvm.{'s' if is_signed(ptx_type) else 'u'}{which}"
+        llvm_type = value_type(ptx_type)
+        return self.value(f"call {llvm_type} {self.intrinsic(base, llvm_type, 2)}({llvm_type} {a}, {llvm_type} {b})")
+
+    def relu(self, ptx_type: str, value: str) -> str:
+        """Negative integer lanes become 0."""
+        llvm_type = value_type(ptx_type)
+        zero = "zeroinitializer" if ptx_type in PACKED_INTEGER_TYPES else "0"
+        return self.value(f"call {llvm_type} {self.intrinsic('llvm.smax', llvm_type, 2)}({llvm_type} {value}, "
+                          f"{llvm_type} {zero})")
+
+    def absolute(self, ptx_type: str, a: str) -> str:
+        if is_float(ptx_type):
+            return self.unary("llvm.fabs", ptx_type, a)
+        llvm_type = value_type(ptx_type)
+        name = f"llvm.abs.{llvm_type}"
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
+        return self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)")
+
+    def negate(self, ptx_type: str, a: str) -> str:
+        llvm_type = value_type(ptx_type)
+        return self.value(f"fneg {llvm_type} {a}") if is_float(ptx_type) else self.value(f"sub {llvm_type} 0, {a}")
+
+    def shift(self, operation: str, ptx_type: str, a: str, amount: str) -> str:
+        """shl / lshr / ashr by an i32 amount; amounts at or past the width give 0 (or the sign), as on
+        NVIDIA, where LLVM would call them poison."""
+        llvm_type = int_type(ptx_type)
+        bits = width(ptx_type)
+        amount = self.resize(amount, "i32", llvm_type, False)
+        clamped = self.value(f"call {llvm_type} {self.intrinsic('llvm.umin', llvm_type, 2)}({llvm_type} {amount}, "
+                             f"{llvm_type} {bits - 1})")
+        result = self.value(f"{operation} {llvm_type} {a}, {clamped}")
+        if operation != "ashr":
+            too_far = self.value(f"icmp ugt {llvm_type} {amount}, {bits - 1}")
+            result = self.value(f"select i1 {too_far}, {llvm_type} 0, {llvm_type} {result}")
+        return result
+
+    def bit_count(self, base: str, ptx_type: str, a: str, extra: str = "") -> str:
+        """llvm.ctpop / llvm.ctlz of a, as an i32."""
+        llvm_type = int_type(ptx_type)
+        name = f"{base}.{llvm_type}"
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}{', i1' if extra else ''})")
+        counted = self.value(f"call {llvm_type} @{name}({llvm_type} {a}{extra})")
+        return self.resize(counted, llvm_type, "i32", False)
+
+    def find_leading(self, ptx_type: str, a: str, shift_amount: bool) -> str:
+        """bfind / FLO: the position of the most significant bit (for signed values: the most significant
+        bit that differs from the sign), or its distance from the top (`shift_amount`); -1 if none."""
+        llvm_type = int_type(ptx_type)
+        if is_signed(ptx_type):
+            negative = self.value(f"icmp slt {llvm_type} {a}, 0")
+            inverted = self.value(f"xor {llvm_type} {a}, -1")
+            a = self.value(f"select i1 {negative}, {llvm_type} {inverted}, {llvm_type} {a}")
+        name = f"llvm.ctlz.{llvm_type}"
+        self.declare(name, f"declare {llvm_type} @{name}({llvm_type}, i1)")
+        zeros = self.resize(self.value(f"call {llvm_type} @{name}({llvm_type} {a}, i1 false)"), llvm_type, "i32", False)
+        position = zeros if shift_amount else self.value(f"sub i32 {width(ptx_type) - 1}, {zeros}")
+        none = self.value(f"icmp eq i32 {zeros}, {width(ptx_type)}")
+        return self.value(f"select i1 {none}, i32 -1, i32 {position}")
+
+    def bit_field_extract(self, ptx_type: str, a: str, position: str, length: str) -> str:
+        """bfe: `length` bits of a from `position` (both i32, taken mod 256), sign-extended if signed."""
+        llvm_type = int_type(ptx_type)
+        bits = width(ptx_type)
+        position = self.resize(self.value(f"and i32 {position}, 255"), "i32", llvm_type, False)
+        length = self.resize(self.value(f"and i32 {length}, 255"), "i32", llvm_type, False)
+        umin = self.intrinsic("llvm.umin", llvm_type, 2)
+        end = self.value(f"call {llvm_type} {umin}({llvm_type} {self.value(f'add {llvm_type} {position}, {length}')}, "
+                         f"{llvm_type} {bits})")
+        position = self.value(f"call {llvm_type} {umin}({llvm_type} {position}, {llvm_type} {bits})")
+        field_bits = self.value(f"sub {llvm_type} {end}, {position}")
+        # Move the field to the top, then back down: arithmetic for signed, logical for unsigned.
+        up = self.value(f"sub {llvm_type} {bits}, {end}")
+        top = self.value(f"shl {llvm_type} {a}, {up}")
+        down = self.value(f"sub {llvm_type} {bits}, {field_bits}")
+        down_clamped = self.value(f"call {llvm_type} {umin}({llvm_type} {down}, {llvm_type} {bits - 1})")
+        shifted = self.value(f"{'ashr' if is_signed(ptx_type) else 'lshr'} {llvm_type} {top}, {down_clamped}")
+        empty = self.value(f"icmp eq {llvm_type} {field_bits}, 0")
+        return self.value(f"select i1 {empty}, {llvm_type} 0, {llvm_type} {shifted}")
+
+    def bit_field_insert(self, ptx_type: str, f: str, b: str, position: str, length: str) -> str:
+        """bfi: b with `length` bits from `position` (i32s, mod 256) replaced by f's low bits."""
+        llvm_type = int_type(ptx_type)
+        bits = width(ptx_type)
+        position = self.value(f"and i32 {position}, 255")
+        length = self.value(f"and i32 {length}, 255")
+        wide = "i128" if bits == 64 else "i64"
+        ones = self.value(f"shl {wide} 1, {self.value(f'zext i32 {length} to {wide}')}")
+        mask = self.value(f"trunc {wide} {self.value(f'sub {wide} {ones}, 1')} to {llvm_type}")
+        over = self.value(f"icmp uge i32 {position}, {bits}")
+        shift = self.resize(self.value(f"select i1 {over}, i32 0, i32 {position}"), "i32", llvm_type, False)
+        mask = self.value(f"select i1 {over}, {llvm_type} 0, {llvm_type} {self.value(f'shl {llvm_type} {mask}, {shift}')}")
+        inserted = self.value(f"and {llvm_type} {self.value(f'shl {llvm_type} {f}, {shift}')}, {mask}")
+        kept = self.value(f"and {llvm_type} {b}, {self.value(f'xor {llvm_type} {mask}, -1')}")
+        return self.value(f"or {llvm_type} {kept}, {inserted}")
+
+    def lop3(self, ptx_type: str, inputs: list[str], table: int) -> str:
+        """Any function of three bit vectors, as the sum of the minterms its lookup table selects
+        (table bit i: a = bit 2 of i, b = bit 1, c = bit 0; LLVM folds the sum back down)."""
+        llvm_type = int_type(ptx_type)
+        inverted = [self.value(f"xor {llvm_type} {v}, -1") for v in inputs]
+        result = "0"
+        for index in range(8):
+            if table >> index & 1:
+                chosen = [inputs[k] if index >> (2 - k) & 1 else inverted[k] for k in range(3)]
+                term = self.value(f"and {llvm_type} {self.value(f'and {llvm_type} {chosen[0]}, {chosen[1]}')}, {chosen[2]}")
+                result = self.value(f"or {llvm_type} {result}, {term}")
+        return result
+
+    def permute(self, a: str, b: str, selector: str) -> str:
+        """prmt / PRMT's default mode: byte i of the result is byte (nibble i of selector & 7) of the pair
+        b:a, or that byte's sign replicated when the nibble's bit 3 is set."""
+        a = self.value(f"zext i32 {a} to i64")
+        b = self.value(f"zext i32 {b} to i64")
+        pair = self.value(f"or i64 {a}, {self.value(f'shl i64 {b}, 32')}")
+        result = "0"
+        for index in range(4):
+            shifted_selector = self.value(f"lshr i32 {selector}, {4 * index}")
+            nibble = self.value(f"and i32 {shifted_selector}, 15")
+            byte_index = self.value(f"and i32 {nibble}, 7")
+            bit_offset = self.value(f"zext i32 {self.value(f'shl i32 {byte_index}, 3')} to i64")
+            moved = self.value(f"trunc i64 {self.value(f'lshr i64 {pair}, {bit_offset}')} to i32")
+            byte = self.value(f"and i32 {moved}, 255")
+            replicate = self.value(f"icmp ne i32 {self.value(f'and i32 {nibble}, 8')}, 0")
+            sign = self.value(f"icmp ne i32 {self.value(f'and i32 {byte}, 128')}, 0")
+            filled = self.value(f"select i1 {sign}, i32 255, i32 0")
+            byte = self.value(f"select i1 {replicate}, i32 {filled}, i32 {byte}")
+            result = self.value(f"or i32 {result}, {self.value(f'shl i32 {byte}, {8 * index}')}")
+        return result
+
+    def copy_sign(self, ptx_type: str, magnitude: str, sign: str) -> str:
+        llvm_type = value_type(ptx_type)
+        return self.value(f"call {llvm_type} {self.intrinsic('llvm.copysign', llvm_type, 2)}({llvm_type} {magnitude}, "
+                          f"{llvm_type} {sign})")
+
+    def reciprocal_root(self, ptx_type: str, a: str) -> str:
+        llvm_type = value_type(ptx_type)
+        root = self.value(f"call afn {llvm_type} {self.intrinsic('llvm.sqrt', llvm_type, 1)}({llvm_type} {a})")
+        return self.value(f"fdiv afn {llvm_type} 1.0, {root}")
+
+    def reciprocal(self, ptx_type: str, a: str, approximate: bool) -> str:
+        return self.value(f"fdiv {'afn ' if approximate else ''}{value_type(ptx_type)} 1.0, {a}")
+
+    def log2(self, ptx_type: str, a: str) -> str:
+        if self.target.name == "nvptx" and ptx_type == "f32":
+            # NVPTX has no lowering for llvm.log2 (LLVM aborts): name PTX's instruction itself.
+            self.declare("llvm.nvvm.lg2.approx.f", "declare float @llvm.nvvm.lg2.approx.f(float)")
+            return self.value(f"call float @llvm.nvvm.lg2.approx.f(float {a})")
+        return self.unary("llvm.log2", ptx_type, a, "afn ")
+
+    def tanh(self, ptx_type: str, a: str) -> str:
+        llvm_type = value_type(ptx_type)
+        if self.target.name == "nvptx" and ptx_type == "f32":
+            # The round trip keeps the hardware's approximation, so the program prints what the original did.
+            self.declare("llvm.nvvm.tanh.approx.f32", "declare float @llvm.nvvm.tanh.approx.f32(float)")
+            return self.value(f"call float @llvm.nvvm.tanh.approx.f32(float {a})")
+        # PTX promises a relative error (2^-11 for f32): near 0, where tanh(x) ~ x, an odd Taylor polynomial
+        # (relative error < 3e-5 below |x| = 0.55); beyond, 1 - 2 / (exp(2|x|) + 1) with x's sign, which has
+        # no cancellation there and saturates correctly.
+        magnitude = self.value(f"call {llvm_type} {self.intrinsic('llvm.fabs', llvm_type, 1)}({llvm_type} {a})")
+        doubled = self.value(f"fmul afn {llvm_type} {magnitude}, {float_constant(2 / math.log(2), ptx_type)}")
+        exp = self.value(f"call afn {llvm_type} {self.intrinsic('llvm.exp2', llvm_type, 1)}({llvm_type} {doubled})")
+        denominator = self.value(f"fadd afn {llvm_type} {exp}, {float_constant(1, ptx_type)}")
+        quotient = self.value(f"fdiv afn {llvm_type} {float_constant(2, ptx_type)}, {denominator}")
+        large = self.value(f"fsub afn {llvm_type} {float_constant(1, ptx_type)}, {quotient}")
+        signed = self.value(f"call {llvm_type} {self.intrinsic('llvm.copysign', llvm_type, 2)}"
+                            f"({llvm_type} {large}, {llvm_type} {a})")
+        square = self.value(f"fmul {llvm_type} {a}, {a}")
+        series = float_constant(62 / 2835, ptx_type)  # Horner in x^2 over x^9 .. x^3's coefficients
+        for coefficient in (-17 / 315, 2 / 15, -1 / 3):
+            series = self.value(f"fmul {llvm_type} {series}, {square}")
+            series = self.value(f"fadd {llvm_type} {series}, {float_constant(coefficient, ptx_type)}")
+        cubic_and_up = self.value(f"fmul {llvm_type} {self.value(f'fmul {llvm_type} {series}, {square}')}, {a}")
+        small = self.value(f"fadd {llvm_type} {cubic_and_up}, {a}")
+        near_zero = self.value(f"fcmp olt {llvm_type} {magnitude}, {float_constant(0.55, ptx_type)}")
+        return self.value(f"select i1 {near_zero}, {llvm_type} {small}, {llvm_type} {signed}")
+
+    # -- comparisons, selection and conversions ----------------------------------------------------------
+    def compare(self, comparison: str, ptx_type: str, a: str, b: str) -> str:
+        """An i1 (a <2 x i1> for packed halves: lane 0 is the low half)."""
+        llvm_type = value_type(ptx_type)
+        if is_float(ptx_type):
+            predicates = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge",
+                          "equ": "ueq", "neu": "une", "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge",
+                          "num": "ord", "nan": "uno"}
+            return self.value(f"fcmp {predicates[comparison]} {llvm_type} {a}, {b}")
+        signed = is_signed(ptx_type)
+        predicates = {"eq": "eq", "ne": "ne", "lt": "slt" if signed else "ult", "le": "sle" if signed else "ule",
+                      "gt": "sgt" if signed else "ugt", "ge": "sge" if signed else "uge", "lo": "ult", "ls": "ule",
+                      "hi": "ugt", "hs": "uge"}
+        if comparison not in predicates:
+            raise self.fail(f"comparison {comparison}")
+        return self.value(f"icmp {predicates[comparison]} {llvm_type} {a}, {b}")
+
+
+    def select(self, ptx_type: str, condition: str, a: str, b: str) -> str:
+        llvm_type = value_type(ptx_type)
+        return self.value(f"select i1 {condition}, {llvm_type} {a}, {llvm_type} {b}")
+
+    def convert(self, a: str, source_type: str, destination_type: str, rounding: str | None = None,
+                saturate: bool = False) -> str:
+        """cvt / F2F / F2I / I2F / I2I: `rounding` of a float to an integral value ("rni", "rzi", "rmi",
+        "rpi"); `saturate`: floats clamped to [0, 1], integers to the destination's range. Float to integer
+        saturates out-of-range values and sends NaN to 0, as NVIDIA's conversions do."""
+        source, destination = value_type(source_type), value_type(destination_type)
+        if is_float(source_type) and is_float(destination_type):
+            if rounding:
+                base = {"rni": "llvm.roundeven", "rzi": "llvm.trunc", "rmi": "llvm.floor", "rpi": "llvm.ceil"}[rounding]
+                a = self.value(f"call {source} {self.intrinsic(base, source, 1)}({source} {a})")
+            if width(destination_type) > width(source_type):
+                result = self.value(f"fpext {source} {a} to {destination}")
+            elif width(destination_type) < width(source_type) or destination != source:
+                result = self.value(f"fptrunc {source} {a} to {destination}")
+            else:
+                result = a
+            return self.clamp_unit(result, destination_type) if saturate else result
+        if is_float(source_type):
+            base = {"rni": "llvm.roundeven", "rzi": None, "rmi": "llvm.floor", "rpi": "llvm.ceil", None: None}[rounding]
+            if base:
+                a = self.value(f"call {source} {self.intrinsic(base, source, 1)}({source} {a})")
+            operation = "llvm.fptosi.sat" if is_signed(destination_type) else "llvm.fptoui.sat"
+            suffix = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}[source]
+            name = f"{operation}.{destination}.{suffix}"
+            self.declare(name, f"declare {destination} @{name}({source})")
+            return self.value(f"call {destination} @{name}({source} {a})")
+        if is_float(destination_type):
+            result = self.value(f"{'sitofp' if is_signed(source_type) else 'uitofp'} {source} {a} to {destination}")
+            return self.clamp_unit(result, destination_type) if saturate else result
+        if saturate:
+            return self.integer_saturate(a, source_type, destination_type)
+        return self.resize(a, source, destination, is_signed(source_type))
+
+    def integer_saturate(self, value: str, source_type: str, destination_type: str) -> str:
+        source = int_type(source_type)
+        bits = width(destination_type)
+        low, high = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if is_signed(destination_type) else (0, (1 << bits) - 1))
+        signed = is_signed(source_type)
+        if width(source_type) <= bits and signed == is_signed(destination_type):
+            return self.resize(value, source, int_type(destination_type), signed)
+        wide = "i128"
+        extended = self.value(f"{'sext' if signed else 'zext'} {source} {value} to {wide}")
+        clamped = self.value(f"call {wide} {self.intrinsic('llvm.smax', wide, 2)}({wide} {extended}, {wide} {low})")
+        clamped = self.value(f"call {wide} {self.intrinsic('llvm.smin', wide, 2)}({wide} {clamped}, {wide} {high})")
+        return self.value(f"trunc {wide} {clamped} to {int_type(destination_type)}")
+
+
+    def pack_halves(self, half: str, high: str, low: str) -> str:
+        """Two f32 values rounded to `half` (f16, bf16) and packed: `high` in the upper 16 bits."""
+        parts = []
+        for operand in (high, low):
+            narrow = self.value(f"fptrunc float {operand} to {value_type(half)}")
+            parts.append(self.value(f"zext i16 {self.value(f'bitcast {value_type(half)} {narrow} to i16')} to i32"))
+        upper = self.value(f"shl i32 {parts[0]}, 16")
+        return self.value(f"or i32 {upper}, {parts[1]}")
+
+    def trap(self) -> None:
+        self.declare("llvm.trap", "declare void @llvm.trap()")
+        self.emit("call void @llvm.trap()")
+        self.emit("unreachable")
+        self.terminated = True
+
+    # -- synchronisation and atomics ------------------------------------------------------------------
+    def barrier(self) -> None:
+        if self.target.name == "amdgpu":
+            self.declare("llvm.amdgcn.s.barrier", "declare void @llvm.amdgcn.s.barrier()")
+            self.emit('fence syncscope("workgroup") release')
+            self.emit("call void @llvm.amdgcn.s.barrier()")
+            self.emit('fence syncscope("workgroup") acquire')
+        else:
+            self.declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()")
+            self.emit("call void @llvm.nvvm.barrier0()")
+
+    def warp_sync(self) -> None:
+        if self.target.name == "amdgpu":
+            self.declare("llvm.amdgcn.wave.barrier", "declare void @llvm.amdgcn.wave.barrier()")
+            self.emit("call void @llvm.amdgcn.wave.barrier()")
+        else:
+            self.declare("llvm.nvvm.bar.warp.sync", "declare void @llvm.nvvm.bar.warp.sync(i32)")
+            self.emit("call void @llvm.nvvm.bar.warp.sync(i32 -1)")
+
+
+    def fence(self, scope: str) -> None:
+        """A sequentially consistent fence at PTX's scope names (cta, gpu, sys, cluster)."""
+        self.emit(f"fence{self.scope(scope)} seq_cst")
+
+    def scope(self, scope: str) -> str:
+        return SCOPES_AMDGPU.get(scope, "") if self.target.name == "amdgpu" else ""
+
+    def atomic(self, operation: str, ptx_type: str, pointer: str, space: int, value: str, scope: str = "gpu",
+               ordering: str = "monotonic") -> str:
+        """An atomic read-modify-write (PTX's operation names: add, exch, and, or, xor, inc, dec, min, max,
+        signedness and floatness from `ptx_type`); the old value."""
+        operations = {"add": "fadd" if is_float(ptx_type) else "add", "exch": "xchg", "and": "and", "or": "or",
+                      "xor": "xor", "inc": "uinc_wrap", "dec": "udec_wrap",
+                      "min": "fmin" if is_float(ptx_type) else ("min" if is_signed(ptx_type) else "umin"),
+                      "max": "fmax" if is_float(ptx_type) else ("max" if is_signed(ptx_type) else "umax")}
+        return self.value(f"atomicrmw {operations[operation]} {self.ptr(space)} {pointer}, {value_type(ptx_type)} "
+                          f"{value}{self.scope(scope)} {ordering}")
+
+    def compare_exchange(self, bits: int, pointer: str, space: int, expected: str, new: str, scope: str = "gpu",
+                         ordering: str = "monotonic") -> str:
+        """atom.cas / ATOM.CAS: the old value."""
+        int_llvm = f"i{bits}"
+        pair = self.value(f"cmpxchg {self.ptr(space)} {pointer}, {int_llvm} {expected}, {int_llvm} {new}"
+                          f"{self.scope(scope)} {ordering} monotonic")
+        return self.value(f"extractvalue {{ {int_llvm}, i1 }} {pair}, 0")
+
+    # -- warp-level operations ---------------------------------------------------------------------------
+    def lane_id(self) -> str:
+        if self.target.name == "amdgpu":
+            self.declare("llvm.amdgcn.mbcnt.lo", "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)")
+            return self.value("call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
+        return self.special("laneid")
+
+
+    def shuffle(self, mode: str, a: str, b: str, c: str, mask: Callable[[], str]) -> tuple[str, Callable[[], str]]:
+        """shfl.sync / SHFL (mode up, down, bfly, idx) of the i32 a, with lane operand b and the packed
+        clamp/segment mask c: (the value, a function giving the i1 'source lane was in range'). `mask` gives
+        the member mask where the target uses one."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.shfl.sync.{mode}.i32p"
+            self.declare(name, f"declare {{i32, i1}} @{name}(i32, i32, i32, i32)")
+            pair = self.value(f"call {{i32, i1}} @{name}(i32 {mask()}, i32 {a}, i32 {b}, i32 {c})")
+            return (self.value(f"extractvalue {{i32, i1}} {pair}, 0"),
+                    lambda: self.value(f"extractvalue {{i32, i1}} {pair}, 1"))
+        # The PTX ISA's definition of shfl, on wave32: pick source lane j, or keep one's own value.
+        lane = self.lane_id()
+        b_lane = self.value(f"and i32 {b}, 31")
+        c_lane = self.value(f"and i32 {c}, 31")
+        segment = self.value(f"and i32 {self.value(f'lshr i32 {c}, 8')}, 31")
+        not_segment = self.value(f"xor i32 {segment}, -1")
+        max_lane = self.value(f"or i32 {self.value(f'and i32 {lane}, {segment}')}, "
+                              f"{self.value(f'and i32 {c_lane}, {not_segment}')}")
+        min_lane = self.value(f"and i32 {lane}, {segment}")
+        if mode == "up":
+            j = self.value(f"sub i32 {lane}, {b_lane}")
+            valid = self.value(f"icmp sge i32 {j}, {max_lane}")
+        elif mode == "down":
+            j = self.value(f"add i32 {lane}, {b_lane}")
+            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
+        elif mode == "bfly":
+            j = self.value(f"xor i32 {lane}, {b_lane}")
+            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
+        else:
+            j = self.value(f"or i32 {min_lane}, {self.value(f'and i32 {b_lane}, {not_segment}')}")
+            valid = self.value(f"icmp sle i32 {j}, {max_lane}")
+        source = self.value(f"select i1 {valid}, i32 {j}, i32 {lane}")
+        self.declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
+        value = self.value(f"call i32 @llvm.amdgcn.ds.bpermute(i32 {self.value(f'shl i32 {source}, 2')}, i32 {a})")
+        return value, lambda: valid
+
+    def ballot(self, predicate: str) -> str:
+        if self.target.name == "amdgpu":
+            self.declare("llvm.amdgcn.ballot.i32", "declare i32 @llvm.amdgcn.ballot.i32(i1)")
+            return self.value(f"call i32 @llvm.amdgcn.ballot.i32(i1 {predicate})")
+        self.declare("llvm.nvvm.vote.ballot.sync", "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)")
+        return self.value(f"call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 {predicate})")
+
+    def vote(self, mode: str, predicate: str, mask: Callable[[], str] | None = None) -> str:
+        """vote / VOTE (all, any, uni, ballot): an i1, or the i32 ballot. `mask` gives the member mask of
+        the .sync forms (NVPTX keeps them)."""
+        if self.target.name == "nvptx" and mask is not None:
+            result_type = "i32" if mode == "ballot" else "i1"
+            name = f"llvm.nvvm.vote.{mode}.sync"
+            self.declare(name, f"declare {result_type} @{name}(i32, i1)")
+            return self.value(f"call {result_type} @{name}(i32 {mask()}, i1 {predicate})")
+        if mode == "ballot":
+            return self.ballot(predicate)
+        ones = self.ballot(predicate)
+        active = self.ballot("true")
+        any_set = self.value(f"icmp ne i32 {ones}, 0")
+        all_set = self.value(f"icmp eq i32 {ones}, {active}")
+        return {"any": any_set, "all": all_set}.get(mode) or self.value(
+            f"or i1 {all_set}, {self.value(f'xor i1 {any_set}, true')}")
+
+    def active_mask(self) -> str:
+        if self.target.name == "nvptx":
+            self.declare("llvm.nvvm.activemask", "declare i32 @llvm.nvvm.activemask()")
+            return self.value("call i32 @llvm.nvvm.activemask()")
+        return self.ballot("true")
+
+    # -- special registers -------------------------------------------------------------------------------
+    def special(self, name: str) -> str:
+        intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
+        self.declare(intrinsic, f"declare i32 @{intrinsic}()")
+        return self.value(f"call i32 @{intrinsic}()")
+
+    def special_register(self, register: str) -> tuple[str, str] | None:
+        """(value, its integer type) of a PTX special register, or None if it is not one."""
+        name = register.lstrip("%")
+        axis = name.rsplit(".", 1)[1] if "." in name else ""
+        base = name.split(".")[0]
+        if self.target.name == "nvptx":
+            if base in ("tid", "ntid", "ctaid", "nctaid") and axis in "xyz":
+                return self.special(f"{base}.{axis}"), "i32"
+            if name in ("laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq", "lanemask_lt", "lanemask_le",
+                        "lanemask_gt", "lanemask_ge"):
+                return self.special(name), "i32"
+            if name in ("clock", "clock64", "globaltimer"):
+                intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
+                result = "i32" if name == "clock" else "i64"
+                self.declare(intrinsic, f"declare {result} @{intrinsic}()")
+                return self.value(f"call {result} @{intrinsic}()"), result
+            return None
+        if base == "tid" and axis in "xyz":
+            intrinsic = f"llvm.amdgcn.workitem.id.{axis}"
+            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
+            return self.value(f"call i32 @{intrinsic}()"), "i32"
+        if base == "ctaid" and axis in "xyz":
+            intrinsic = f"llvm.amdgcn.workgroup.id.{axis}"
+            self.declare(intrinsic, f"declare i32 @{intrinsic}()")
+            return self.value(f"call i32 @{intrinsic}()"), "i32"
+        if base in ("ntid", "nctaid") and axis in "xyz":
+            # blockDim and gridDim are not in registers on AMD: read the AQL dispatch packet
+            # (u16 workgroup_size_x/y/z at 4/6/8, u32 grid_size_x/y/z in work-items at 12/16/20).
+            self.declare("llvm.amdgcn.dispatch.ptr", "declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
+            packet = self.value("call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()")
+            index = "xyz".index(axis)
+            size_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {4 + 2 * index}")
+            # A workgroup has 1 to 1024 work-items (amdgpu-flat-work-group-size): the range lets LLVM keep
+            # index arithmetic on blockDim narrow.
+            size = self.value(f"zext i16 {self.value(f'load i16, ptr addrspace(4) {size_field}, align 2, !range !{{i16 1, i16 1025}}, !invariant.load !{{}}')} to i32")
+            if base == "ntid":
+                return size, "i32"
+            grid_field = self.value(f"getelementptr inbounds i8, ptr addrspace(4) {packet}, i64 {12 + 4 * index}")
+            grid = self.value(f"load i32, ptr addrspace(4) {grid_field}, align 4, !invariant.load !{{}}")
+            # A CUDA launch is whole blocks (and the kernels say uniform-work-group-size), so the division is
+            # exact: LLVM then folds blockDim * gridDim, the grid-stride loop's stride, back to grid_size.
+            return self.value(f"udiv exact i32 {grid}, {size}"), "i32"
+        if name == "laneid":
+            return self.lane_id(), "i32"
+        if name == "warpid":
+            self.declare("llvm.amdgcn.workitem.id.x", "declare i32 @llvm.amdgcn.workitem.id.x()")
+            return self.value(f"lshr i32 {self.value('call i32 @llvm.amdgcn.workitem.id.x()')}, 5"), "i32"
+        if name.startswith("lanemask_"):
+            lane = self.lane_id()
+            bit = self.value(f"shl i32 1, {lane}")
+            below = self.value(f"sub i32 {bit}, 1")
+            masks = {"eq": bit, "lt": below, "le": self.value(f"or i32 {below}, {bit}"),
+                     "gt": self.value(f"xor i32 {self.value(f'or i32 {below}, {bit}')}, -1"),
+                     "ge": self.value(f"xor i32 {below}, -1")}
+            return masks[name.removeprefix("lanemask_")], "i32"
+        if name in ("clock", "clock64"):
+            self.declare("llvm.readcyclecounter", "declare i64 @llvm.readcyclecounter()")
+            cycles = self.value("call i64 @llvm.readcyclecounter()")
+            return (cycles, "i64") if name == "clock64" else (self.value(f"trunc i64 {cycles} to i32"), "i32")
+        if name == "globaltimer":
+            self.declare("llvm.readsteadycounter", "declare i64 @llvm.readsteadycounter()")
+            return self.value("call i64 @llvm.readsteadycounter()"), "i64"
+        return None
