@@ -126,6 +126,7 @@ def _validate_inputs(inv: Invocation) -> None:
         raise UsageError("No input files specified; use option --help for more information")
     for item in inv.inputs:
         if item.kind is InputKind.UNKNOWN:
+            _refuse_nvcc_built_binaries([item.path])
             raise UsageError(f"Don't know what to do with '{item.path}'")
         if not item.path.is_file():
             what = "is a directory" if item.path.is_dir() else "does not exist"
@@ -347,9 +348,33 @@ def _static_libraries(inv: Invocation) -> list[Path]:
     return found
 
 
+def _refuse_nvcc_built_binaries(paths: list[Path]) -> None:
+    """An nvcc-built shared library or executable would link, and run without its device code: stop."""
+    from cassc.binary.extract import linked_binary_kind, refuse_linked_binary
+
+    for path in paths:
+        kind = linked_binary_kind(path)
+        if kind:
+            raise refuse_linked_binary(path, kind)
+
+
+def _shared_libraries(inv: Invocation) -> list[Path]:
+    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory."""
+    named = [item.path for item in inv.inputs if item.kind is InputKind.SHARED_LIBRARY]
+    for name in inv.libraries:
+        for directory in inv.library_dirs:
+            if (Path(directory) / f"lib{name}.so").exists():
+                named.append(Path(directory) / f"lib{name}.so")
+                break
+            if (Path(directory) / f"lib{name}.a").exists():
+                break
+    return named
+
+
 def link_phase(ctx: Context) -> int:
     output = ctx.inv.output or Path("a.out")
     check_writable(output)
+    _refuse_nvcc_built_binaries(_shared_libraries(ctx.inv))
     objects = _objects_for_link(ctx)
     extra, trailing = _device_link_object(ctx, objects)
     objects += extra

@@ -80,6 +80,39 @@ def read_binary(path: Path) -> list[BinaryModule]:
         raise InputError(f"{path}: {error}") from error
 
 
+def linked_binary_kind(path: Path) -> str | None:
+    """"shared library" or "executable" when `path` is a linked ELF file whose device code nvcc built
+    (its `.nv_fatbin`); None for anything else. Reads only the ELF headers: link lines name system
+    libraries of any size."""
+    from elftools.elf.elffile import ELFFile
+
+    from cassc.formats.host_object import CUDA_FATBIN_SECTIONS, MALFORMED_ELF_ERRORS
+
+    try:
+        with path.open("rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                return None
+            handle.seek(0)
+            elf = ELFFile(handle)
+            if elf["e_type"] not in ("ET_EXEC", "ET_DYN"):
+                return None
+            if not any(s.name in CUDA_FATBIN_SECTIONS and s["sh_size"] > 0 for s in elf.iter_sections()):
+                return None
+            # A position-independent executable is ET_DYN too; it names its program interpreter.
+            interpreted = any(segment["p_type"] == "PT_INTERP" for segment in elf.iter_segments())
+            return "executable" if elf["e_type"] == "ET_EXEC" or interpreted else "shared library"
+    except (OSError, *MALFORMED_ELF_ERRORS):
+        return None
+
+
+def refuse_linked_binary(path: Path, kind: str) -> InputError:
+    """The one-line refusal for an nvcc-built shared library or executable among a link's inputs."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    return InputError(f"{path} is {article} {kind} built by nvcc, with device code for NVIDIA GPUs only: cassc translates "
+                      "nvcc-built objects and static libraries, not linked binaries; link the objects it was built "
+                      "from (or a static library of them, nvcc -lib) with cassc instead")
+
+
 def module_of(data: bytes, origin: str) -> BinaryModule:
     host = read_host_object(data, origin)
     images = [DeviceImage(section, index, entry)
