@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -39,7 +40,7 @@ from pathlib import Path
 from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
-from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_table
+from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_rows, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
 from cassc.toolchain import Toolchain, run
 
@@ -48,6 +49,10 @@ CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
 CUDART_STATIC_ARCHIVE = "libcassc_cudart_jumps.a"
 SHIM_RUNTIME = "libcassc_cudart.a"
+# Every CUDA runtime API function and what the shim runtime does for it (see the table's header).
+CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
+NOT_SUPPORTED = 801  # cudaErrorNotSupported
+PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
 # only __device__ functions too, so a host compile loses nothing without them.
 DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
@@ -202,7 +207,7 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDART_SONAME, *openmp)))
     (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
-    _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain)
+    _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain, exported)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
         installed = toolchain.hip_lib_dir / f"lib{hip}.so"
         if hip != "amdhip64" and installed.exists():
@@ -210,14 +215,54 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     shutil.rmtree(work)
 
 
-def _shim_runtime(runtime: list[tuple[str, str]], work: Path, output: Path, toolchain: Toolchain) -> None:
+def _shim_runtime(runtime: list[tuple[str, str]], work: Path, output: Path, toolchain: Toolchain,
+                  exported: set[str]) -> None:
     shim = work / "cassc_cudart.o"
     run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
          f"-I{toolchain.hip_include_dir.parent}", "-c", str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp"),
          "-o", str(shim)])
     defined = defined_functions(shim)
-    jumps = _assemble(jump_table([(c, h) for c, h in runtime if c not in defined]), work / "shim-jumps.o", toolchain)
-    run([str(toolchain.archiver), "qc", str(output), str(shim), str(jumps)])
+    jumps, stubs = runtime_entries(read_rows(CUDART_API_TABLE), dict(runtime), exported, defined)
+    entries = _assemble(jump_table(jumps) + stub_table(stubs), work / "shim-entries.o", toolchain)
+    run([str(toolchain.archiver), "qc", str(output), str(shim), str(entries)])
+
+
+def runtime_entries(api: list[tuple[str, str, int, list[str]]], twins: dict[str, str], exported: set[str],
+                    defined: set[str]) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
+    """The binary path's runtime entries besides the shim's own: (jumps, stubs returning a CUDA error code)
+    for every function of CUDA's runtime API (cudart-api.tsv) and every other runtime.tsv twin HIP exports.
+    `twins`: runtime.tsv's renames whose HIP name libamdhip64 exports; `defined`: what the shim defines."""
+    resolved: dict[str, tuple[str, str | int]] = {}  # name -> ("jump", target) or ("stub", CUDA error code)
+
+    def resolve(name: str, how: str, extra: list[str], number: int) -> tuple[str, str | int]:
+        if name in defined:
+            return "jump", name
+        if how == "shim":
+            raise ToolchainError(f"{CUDART_API_TABLE}:{number}: {name} is the shim's, but "
+                                 "cassc_cudart.cpp does not define it (a cassc bug)")
+        if how == "runtime.tsv":
+            return ("jump", twins[name]) if name in twins else ("stub", NOT_SUPPORTED)
+        if how == "jump":
+            return ("jump", extra[0]) if extra[0] in exported else ("stub", NOT_SUPPORTED)
+        if how == "success":
+            return "stub", 0
+        if how == "error":
+            return "stub", int(extra[0])
+        if how == "per-thread":
+            base = PER_THREAD_SUFFIX.sub("", name)
+            if base in twins and f"{twins[base]}_spt" in exported:
+                return "jump", f"{twins[base]}_spt"
+            return resolved[base] if base in resolved else resolve(base, *rows[base])
+        raise ToolchainError(f"{CUDART_API_TABLE}:{number}: unknown entry kind {how!r}")
+
+    rows = {name: (how, extra, number) for name, how, number, extra in api}
+    for name, (how, extra, number) in rows.items():
+        resolved[name] = resolve(name, how, extra, number)
+    jumps = [(c, h) for c, h in twins.items() if c not in defined and c not in resolved]
+    jumps += [(name, str(target)) for name, (kind, target) in resolved.items()
+              if kind == "jump" and name not in defined]
+    stubs = [(name, int(code)) for name, (kind, code) in resolved.items() if kind == "stub"]
+    return jumps, stubs
 
 
 def defined_functions(obj: Path) -> set[str]:
@@ -246,6 +291,17 @@ def jump_table(renames: list[tuple[str, str]]) -> str:
     for cuda, hip in renames:
         lines += [f"  .globl {cuda}", f"  .type {cuda},@function", "  .p2align 4", f"{cuda}:",
                   f"  jmp {hip}@PLT", f"  .size {cuda},.-{cuda}"]
+    lines.append('  .section .note.GNU-stack,"",@progbits')
+    return "\n".join(lines) + "\n"
+
+
+def stub_table(stubs: list[tuple[str, int]]) -> str:
+    """x86-64 assembly: each name is a function returning its CUDA error code (every runtime API function
+    but three returns cudaError_t, an int; those three have HIP twins)."""
+    lines = ["  .text"]
+    for name, code in stubs:
+        lines += [f"  .globl {name}", f"  .type {name},@function", "  .p2align 4", f"{name}:",
+                  f"  movl ${code}, %eax", "  ret", f"  .size {name},.-{name}"]
     lines.append('  .section .note.GNU-stack,"",@progbits')
     return "\n".join(lines) + "\n"
 

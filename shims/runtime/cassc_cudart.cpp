@@ -10,6 +10,7 @@
 // libcudart, whose entry points jump to their HIP twins.
 #include <hip/hip_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -137,20 +138,35 @@ hipModule_t module_of(State &s, const cassc_image *image) {
   return module;
 }
 
-Kernel *kernel_for(const void *host_stub) {
-  State &s = state();
-  std::lock_guard<std::mutex> guard(s.lock);
+// The translated kernel a registered host stub names (nullptr: not a kernel nvcc's code registered).
+const std::pair<const cassc_image *, const cassc_kernel_layout *> *translated_locked(State &s, const void *host_stub) {
   auto stub = s.host_stubs.find(host_stub);
   if (stub == s.host_stubs.end()) return nullptr;
-  Kernel &kernel = s.kernels[stub->second];
-  if (kernel.function) return &kernel;
   auto named = s.by_name.find(stub->second);
   if (named == s.by_name.end())
     fatal("kernel was not translated for this GPU (see cassc's messages at build time)", stub->second);
-  kernel.image = named->second.first;
-  kernel.layout = named->second.second;
+  return &named->second;
+}
+
+// What the CUDA parameter layout answers needs no GPU: the layout alone, without loading the code object.
+const cassc_kernel_layout *layout_for(const void *host_stub) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto translated = translated_locked(s, host_stub);
+  return translated ? translated->second : nullptr;
+}
+
+Kernel *kernel_for(const void *host_stub) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto translated = translated_locked(s, host_stub);
+  if (!translated) return nullptr;
+  Kernel &kernel = s.kernels[translated->second->name];
+  if (kernel.function) return &kernel;
+  kernel.image = translated->first;
+  kernel.layout = translated->second;
   hipError_t status = hipModuleGetFunction(&kernel.function, module_of(s, kernel.image), kernel.layout->name);
-  if (status != hipSuccess) fatal("translated kernel missing from its code object", stub->second);
+  if (status != hipSuccess) fatal("translated kernel missing from its code object", kernel.layout->name);
   return &kernel;
 }
 
@@ -172,19 +188,60 @@ Variable *variable_for(const void *host_shadow) {
   fatal("device variable not found in the translated code", variable.name);
 }
 
+// The CUDA parameter buffer of one launch: each argument at its recorded offset. Padded: the code object's
+// kernarg segment is the CUDA buffer rounded up (to 4 bytes).
+struct ParameterBuffer {
+  std::vector<char> bytes;
+  size_t size;
+  ParameterBuffer(const cassc_kernel_layout *layout, void **args)
+      : bytes((layout->param_size + 15) / 16 * 16 + 16, 0), size((layout->param_size + 3) / 4 * 4) {
+    for (unsigned i = 0; i < layout->param_count; ++i)
+      std::memcpy(bytes.data() + layout->offsets[i], args[i], layout->sizes[i]);
+  }
+};
+
 hipError_t launch(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
   Kernel *kernel = kernel_for(host_stub);
   if (!kernel) return hipErrorInvalidDeviceFunction;
-  const cassc_kernel_layout *layout = kernel->layout;
-  // Padded: the code object's kernarg segment is the CUDA buffer rounded up (to 4 bytes).
-  std::vector<char> buffer((layout->param_size + 15) / 16 * 16 + 16, 0);
-  for (unsigned i = 0; i < layout->param_count; ++i)
-    std::memcpy(buffer.data() + layout->offsets[i], args[i], layout->sizes[i]);
-  size_t size = (layout->param_size + 3) / 4 * 4;
-  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+  ParameterBuffer buffer(kernel->layout, args);
+  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer.bytes.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &buffer.size,
                    HIP_LAUNCH_PARAM_END};
   return hipModuleLaunchKernel(kernel->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                static_cast<unsigned>(shared), hip_stream(stream), nullptr, extra);
+}
+
+// An attribute of the current device or of a kernel; 0 where HIP cannot say.
+int device_attribute(hipDeviceAttribute_t attribute) {
+  int device = 0, value = 0;
+  if (hipGetDevice(&device) != hipSuccess || hipDeviceGetAttribute(&value, attribute, device) != hipSuccess) return 0;
+  return value;
+}
+
+int function_attribute(hipFunction_t function, hipFunction_attribute attribute) {
+  int value = 0;
+  return hipFuncGetAttribute(&value, attribute, function) == hipSuccess ? value : 0;
+}
+
+// CUDA's per-thread default stream variants (_ptsz): the null stream is the calling thread's.
+void *per_thread(void *stream) { return stream ? stream : reinterpret_cast<void *>(2); }
+
+// CUDA 13's cudaMemLocation, as HIP 5.2's device ordinal (hipCpuDeviceId for the host).
+struct cuda_mem_location {
+  int type;  // cudaMemLocationType: 1 device, 2 host, 3 host NUMA node, 4 the current thread's host NUMA node
+  int id;
+};
+int hip_device_of(cuda_mem_location location) { return location.type == 1 ? location.id : hipCpuDeviceId; }
+
+// Graph memory nodes (HIP 5.2 has none): the allocation is made when the node is added and lives as long as
+// the program; the node itself is an empty node, ordering what depends on it as CUDA's would.
+struct MemoryNodes {
+  std::mutex lock;
+  std::map<hipGraphNode_t, std::vector<char>> alloc_params;  // node -> the cudaMemAllocNodeParams it returned
+  std::map<hipGraphNode_t, void *> freed;
+};
+MemoryNodes &memory_nodes() {
+  static MemoryNodes *instance = new MemoryNodes;
+  return *instance;
 }
 
 }  // namespace
@@ -224,6 +281,9 @@ void __cudaRegisterVar(void **, char *host_shadow, char *, const char *device_na
   s.variables[host_shadow] = Variable{device_name, size, nullptr};
 }
 
+// Host variables of the texture and surface reference API (removed in CUDA 12): nothing to register.
+void __cudaRegisterHostVar(void **, const char *, char *, size_t) {}
+
 void __cudaRegisterManagedVar(void **, void **, char *, const char *device_name, int, size_t, int, int) {
   fatal("__managed__ variables in nvcc-built objects are not supported yet", device_name);
 }
@@ -255,11 +315,342 @@ int __cudaLaunchKernel(void *handle, dim3 grid, dim3 block, void **args, size_t 
 }
 
 int __cudaLaunchKernel_ptsz(void *handle, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
-  return launch(handle, grid, block, args, shared, stream ? stream : hipStreamPerThread);
+  return launch(handle, grid, block, args, shared, per_thread(stream));
 }
 
 int cudaLaunchKernel(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
   return launch(host_stub, grid, block, args, shared, stream);
+}
+
+int cudaLaunchKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
+  return launch(host_stub, grid, block, args, shared, per_thread(stream));
+}
+
+// A cooperative launch is a launch here: HIP 5.2 has no cooperative launch of a module's kernel, and the
+// translated code has no grid-wide barrier yet (the lifter refuses it), so co-residency is all it could add.
+int cudaLaunchCooperativeKernel(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                void *stream) {
+  return launch(host_stub, grid, block, args, shared, stream);
+}
+
+int cudaLaunchCooperativeKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                     void *stream) {
+  return launch(host_stub, grid, block, args, shared, per_thread(stream));
+}
+
+// cudaLaunchKernelEx (a template in cuda_runtime.h) calls this. Its attributes are scheduling hints, access
+// policies and clusters, none of which changes what a kernel computes on an AMD GPU.
+struct cuda_launch_config {
+  dim3 grid, block;
+  size_t shared;
+  void *stream;
+  void *attributes;
+  unsigned attribute_count;
+};
+
+int cudaLaunchKernelExC(const cuda_launch_config *config, const void *host_stub, void **args) {
+  return launch(host_stub, config->grid, config->block, args, config->shared, config->stream);
+}
+
+int cudaLaunchKernelExC_ptsz(const cuda_launch_config *config, const void *host_stub, void **args) {
+  return launch(host_stub, config->grid, config->block, args, config->shared, per_thread(config->stream));
+}
+
+// cudaGetKernel's handle and cudaGetFuncBySymbol's function: the host stub (what the shim launches by) and the
+// translated kernel's HIP function (what the driver API's jumps to HIP take).
+int cudaGetKernel(void **kernel, const void *host_stub) {
+  if (!layout_for(host_stub)) return hipErrorInvalidDeviceFunction;
+  *kernel = const_cast<void *>(host_stub);
+  return hipSuccess;
+}
+
+int cudaGetFuncBySymbol(hipFunction_t *function, const void *host_stub) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  *function = kernel->function;
+  return hipSuccess;
+}
+
+int cudaFuncGetName(const char **name, const void *host_stub) {
+  const cassc_kernel_layout *layout = layout_for(host_stub);
+  if (!layout) return hipErrorInvalidDeviceFunction;
+  *name = layout->name;
+  return hipSuccess;
+}
+
+int cudaFuncGetParamInfo(const void *host_stub, size_t index, size_t *offset, size_t *size) {
+  const cassc_kernel_layout *layout = layout_for(host_stub);
+  if (!layout) return hipErrorInvalidDeviceFunction;
+  if (index >= layout->param_count) return hipErrorInvalidValue;
+  *offset = layout->offsets[index];
+  *size = layout->sizes[index];
+  return hipSuccess;
+}
+
+// CUDA 13's cudaFuncAttributes (driver_types.h), filled from the translated kernel's code object.
+struct cassc_cuda_func_attributes {
+  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes,
+      preferredShmemCarveout, clusterDimMustBeSet, requiredClusterWidth, requiredClusterHeight, requiredClusterDepth,
+      clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
+};
+
+int cudaFuncGetAttributes(cassc_cuda_func_attributes *attributes, const void *host_stub) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  std::memset(attributes, 0, sizeof *attributes);
+  auto get = [&](hipFunction_attribute attribute) { return function_attribute(kernel->function, attribute); };
+  attributes->sharedSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+  attributes->constSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES));
+  attributes->localSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+  attributes->maxThreadsPerBlock = get(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  attributes->numRegs = get(HIP_FUNC_ATTRIBUTE_NUM_REGS);
+  attributes->ptxVersion = get(HIP_FUNC_ATTRIBUTE_PTX_VERSION);
+  attributes->binaryVersion = get(HIP_FUNC_ATTRIBUTE_BINARY_VERSION);
+  attributes->maxDynamicSharedSizeBytes =
+      device_attribute(hipDeviceAttributeSharedMemPerBlockOptin) - static_cast<int>(attributes->sharedSizeBytes);
+  attributes->preferredShmemCarveout = -1;
+  return hipSuccess;
+}
+
+int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *host_stub, int block_size,
+                                                           size_t shared, unsigned flags) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  return hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, kernel->function, block_size, shared,
+                                                                     flags);
+}
+
+// The dynamic shared memory `blocks` blocks of `block_size` threads can each have on one multiprocessor.
+int cudaOccupancyAvailableDynamicSMemPerBlock(size_t *available, const void *host_stub, int blocks, int block_size) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  if (blocks <= 0 || block_size <= 0) return hipErrorInvalidValue;
+  int per_multiprocessor = device_attribute(hipDeviceAttributeMaxSharedMemoryPerMultiprocessor);
+  int per_block = device_attribute(hipDeviceAttributeSharedMemPerBlockOptin);
+  int fixed = function_attribute(kernel->function, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  int resident = 0;
+  if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel->function, block_size, 0) != hipSuccess ||
+      resident < blocks) {
+    *available = 0;
+    return hipSuccess;
+  }
+  int share = per_multiprocessor / blocks - fixed;
+  *available = static_cast<size_t>(std::max(0, std::min(share, per_block - fixed)));
+  return hipSuccess;
+}
+
+// CUDA 13's cudaKernelNodeParams. A kernel node of a translated kernel is the kernel launch captured into a
+// child graph: HIP's kernel nodes take only kernels HIP registered itself.
+struct cuda_kernel_node_params {
+  void *func;
+  dim3 grid, block;
+  unsigned shared;
+  void **kernel_params;
+  void **extra;
+};
+
+int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                           size_t dependency_count, const cuda_kernel_node_params *params) {
+  Kernel *kernel = kernel_for(params->func);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  if (!params->kernel_params) return hipErrorInvalidValue;  // the "extra" form is the driver API's
+  // The captured launch refers to its parameter buffer: kept for the program's lifetime, as the graph may be.
+  static std::mutex buffers_lock;
+  static std::vector<ParameterBuffer *> *buffers = new std::vector<ParameterBuffer *>;
+  ParameterBuffer *buffer = new ParameterBuffer(kernel->layout, params->kernel_params);
+  {
+    std::lock_guard<std::mutex> guard(buffers_lock);
+    buffers->push_back(buffer);
+  }
+  hipStream_t stream = nullptr;
+  hipGraph_t launch_graph = nullptr;
+  hipError_t status = hipStreamCreateWithFlags(&stream, hipStreamNonBlocking);
+  if (status != hipSuccess) return status;
+  status = hipStreamBeginCapture(stream, hipStreamCaptureModeRelaxed);
+  if (status == hipSuccess) {
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer->bytes.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                     &buffer->size, HIP_LAUNCH_PARAM_END};
+    hipError_t launched = hipModuleLaunchKernel(kernel->function, params->grid.x, params->grid.y, params->grid.z,
+                                                params->block.x, params->block.y, params->block.z, params->shared,
+                                                stream, nullptr, extra);
+    status = hipStreamEndCapture(stream, &launch_graph);
+    if (launched != hipSuccess) status = launched;
+  }
+  if (status == hipSuccess)
+    status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  (void)hipStreamDestroy(stream);
+  return status;
+}
+
+int cudaGraphKernelNodeGetAttribute(hipGraphNode_t, int, void *value) {
+  std::memset(value, 0, 64);  // cudaLaunchAttributeValue: every attribute's default is zero
+  return hipSuccess;
+}
+
+// CUDA 13's cudaMemAllocNodeParams: the pool properties (88 bytes), access descriptors, size, then the result.
+struct cuda_mem_alloc_node_params {
+  char pool_properties[88];
+  const void *access;
+  size_t access_count;
+  size_t bytes;
+  void *pointer;
+};
+
+int cudaGraphAddMemAllocNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                             size_t dependency_count, cuda_mem_alloc_node_params *params) {
+  hipError_t status = hipMalloc(&params->pointer, params->bytes);
+  if (status != hipSuccess) return status;
+  status = hipGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+  if (status != hipSuccess) return status;
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  const char *raw = reinterpret_cast<const char *>(params);
+  nodes.alloc_params[*node] = std::vector<char>(raw, raw + sizeof *params);
+  return hipSuccess;
+}
+
+int cudaGraphMemAllocNodeGetParams(hipGraphNode_t node, cuda_mem_alloc_node_params *params) {
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.alloc_params.find(node);
+  if (found == nodes.alloc_params.end()) return hipErrorInvalidValue;
+  std::memcpy(params, found->second.data(), sizeof *params);
+  return hipSuccess;
+}
+
+int cudaGraphAddMemFreeNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                            size_t dependency_count, void *pointer) {
+  hipError_t status = hipGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+  if (status != hipSuccess) return status;
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  nodes.freed[*node] = pointer;
+  return hipSuccess;
+}
+
+int cudaGraphMemFreeNodeGetParams(hipGraphNode_t node, void **pointer) {
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.freed.find(node);
+  if (found == nodes.freed.end()) return hipErrorInvalidValue;
+  *pointer = found->second;
+  return hipSuccess;
+}
+
+// Graph memory is ordinary device memory here: no pool of its own to report.
+int cudaDeviceGetGraphMemAttribute(int, int, void *value) {
+  *static_cast<unsigned long long *>(value) = 0;
+  return hipSuccess;
+}
+
+struct cuda_graph_instantiate_params {
+  unsigned long long flags;
+  void *upload_stream;
+  hipGraphNode_t error_node;
+  int result;  // cudaGraphInstantiateResult: 0 success, 1 error
+};
+
+int cudaGraphInstantiateWithParams(hipGraphExec_t *exec, hipGraph_t graph, cuda_graph_instantiate_params *params) {
+  // CUDA's flags: 1 auto-free on launch, 2 upload, 4 device launch, 8 use node priority: none applies here.
+  hipError_t status = hipGraphInstantiateWithFlags(exec, graph, 0);
+  params->error_node = nullptr;
+  params->result = status == hipSuccess ? 0 : 1;
+  return status;
+}
+
+int cudaGraphInstantiateWithParams_ptsz(hipGraphExec_t *exec, hipGraph_t graph,
+                                        cuda_graph_instantiate_params *params) {
+  return cudaGraphInstantiateWithParams(exec, graph, params);
+}
+
+int cudaGraphExecGetFlags(hipGraphExec_t, unsigned long long *flags) {
+  *flags = 0;
+  return hipSuccess;
+}
+
+// Limits: the stack, printf buffer and heap are sized by the code object and HIP on AMD GPUs, and the L2
+// limits are hints, so setting them succeeds; the device runtime's limits (dynamic parallelism) do not exist.
+int cudaDeviceSetLimit(int limit, size_t) {
+  return limit <= 2 || limit == 5 || limit == 6 ? hipSuccess : 215 /* cudaErrorUnsupportedLimit */;
+}
+
+// HIP 5.2 has no hipLaunchHostFunc: a stream callback calling the host function does the same.
+struct HostCall {
+  void (*function)(void *);
+  void *data;
+};
+
+void run_host_call(hipStream_t, hipError_t, void *pending) {
+  HostCall *call = static_cast<HostCall *>(pending);
+  call->function(call->data);
+  delete call;
+}
+
+int cudaLaunchHostFunc(void *stream, void (*function)(void *), void *data) {
+  HostCall *call = new HostCall{function, data};
+  hipError_t status = hipStreamAddCallback(hip_stream(stream), run_host_call, call, 0);
+  if (status != hipSuccess) delete call;
+  return status;
+}
+
+int cudaLaunchHostFunc_ptsz(void *stream, void (*function)(void *), void *data) {
+  return cudaLaunchHostFunc(per_thread(stream), function, data);
+}
+
+int cudaEventRecordWithFlags(hipEvent_t event, void *stream, unsigned) {
+  // The one flag, cudaEventRecordExternal, matters only inside a graph capture.
+  return hipEventRecord(event, hip_stream(stream));
+}
+
+int cudaEventRecordWithFlags_ptsz(hipEvent_t event, void *stream, unsigned flags) {
+  return cudaEventRecordWithFlags(event, per_thread(stream), flags);
+}
+
+int cudaEventRecord_ptsz(hipEvent_t event, void *stream) { return hipEventRecord(event, hip_stream(per_thread(stream))); }
+
+// Stream attributes (access policy window, synchronization policy, priority...) are hints: each reads as its
+// default.
+int cudaStreamGetAttribute(void *, int, void *value) {
+  std::memset(value, 0, 64);
+  return hipSuccess;
+}
+
+int cudaStreamGetAttribute_ptsz(void *stream, int attribute, void *value) {
+  return cudaStreamGetAttribute(stream, attribute, value);
+}
+
+int cudaStreamGetId(void *stream, unsigned long long *id) {
+  *id = reinterpret_cast<unsigned long long>(hip_stream(stream));  // unique while the stream lives
+  return hipSuccess;
+}
+
+int cudaStreamGetId_ptsz(void *stream, unsigned long long *id) { return cudaStreamGetId(per_thread(stream), id); }
+
+int cudaStreamGetDevice(void *, int *device) { return hipGetDevice(device); }
+
+int cudaStreamGetDevice_ptsz(void *stream, int *device) { return cudaStreamGetDevice(stream, device); }
+
+int cudaInitDevice(int device, unsigned, unsigned) {
+  int count = 0;
+  hipError_t status = hipGetDeviceCount(&count);
+  if (status != hipSuccess) return status;
+  return device >= 0 && device < count ? hipSuccess : hipErrorInvalidDevice;
+}
+
+// CUDA 13 locates prefetches and advice with a cudaMemLocation; HIP 5.2 takes a device ordinal.
+int cudaMemPrefetchAsync(const void *pointer, size_t count, cuda_mem_location location, unsigned, void *stream) {
+  return hipMemPrefetchAsync(pointer, count, hip_device_of(location), hip_stream(stream));
+}
+
+int cudaMemPrefetchAsync_ptsz(const void *pointer, size_t count, cuda_mem_location location, unsigned flags,
+                              void *stream) {
+  return cudaMemPrefetchAsync(pointer, count, location, flags, per_thread(stream));
+}
+
+int cudaMemAdvise(const void *pointer, size_t count, int advice, cuda_mem_location location) {
+  return hipMemAdvise(pointer, count, static_cast<hipMemoryAdvise>(advice), hip_device_of(location));
 }
 
 // The symbol API takes host shadows, which HIP does not know: resolve them to the translated variables.
@@ -301,6 +692,26 @@ int cudaMemcpyToSymbol(const void *symbol, const void *source, size_t count, siz
 int cudaMemcpyFromSymbol(void *destination, const void *symbol, size_t count, size_t offset, int kind) {
   int status = cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, nullptr);
   return status == hipSuccess ? hipStreamSynchronize(nullptr) : status;
+}
+
+int cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *source, size_t count, size_t offset, int kind,
+                                 void *stream) {
+  return cudaMemcpyToSymbolAsync(symbol, source, count, offset, kind, per_thread(stream));
+}
+
+int cudaMemcpyFromSymbolAsync_ptsz(void *destination, const void *symbol, size_t count, size_t offset, int kind,
+                                   void *stream) {
+  return cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, per_thread(stream));
+}
+
+int cudaMemcpyToSymbol_ptds(const void *symbol, const void *source, size_t count, size_t offset, int kind) {
+  int status = cudaMemcpyToSymbolAsync(symbol, source, count, offset, kind, per_thread(nullptr));
+  return status == hipSuccess ? hipStreamSynchronize(hipStreamPerThread) : status;
+}
+
+int cudaMemcpyFromSymbol_ptds(void *destination, const void *symbol, size_t count, size_t offset, int kind) {
+  int status = cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, per_thread(nullptr));
+  return status == hipSuccess ? hipStreamSynchronize(hipStreamPerThread) : status;
 }
 
 int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {

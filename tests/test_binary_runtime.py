@@ -1,0 +1,168 @@
+"""The binary path's runtime (libcassc_cudart.a): the whole CUDA runtime API, resolved and with CUDA's
+documented results, and the entries that take a kernel knowing the kernels nvcc's code registered."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cassc.hipify.tables import read_rows
+from cassc.toolkit import CUDART_API_TABLE, SHIMS_DIR
+from cassc.toolchain import find_toolchain
+
+from conftest import write
+
+NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+CUDA = Path("/usr/local/cuda")
+NVIDIA_CUDART = CUDA / "lib64" / "libcudart.so.13"
+needs_cuda = pytest.mark.skipif(not NVIDIA_CUDART.exists(), reason="NVIDIA's CUDA 13 runtime is not installed")
+
+
+def nvidia_runtime_functions() -> set[str]:
+    """Every function NVIDIA's libcudart exports: its API list."""
+    listing = subprocess.run(["nm", "-D", "--defined-only", str(NVIDIA_CUDART)], capture_output=True, text=True,
+                             check=True).stdout
+    return {line.split()[2].split("@")[0] for line in listing.splitlines() if line.split()[1] == "T"}
+
+
+@pytest.fixture
+def toolkit(cassc) -> Path:
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    return Path(exports["CUDA_PATH"])
+
+
+@needs_cuda
+def test_the_api_table_lists_every_function_of_nvidias_runtime_and_header() -> None:
+    listed = [name for name, _, _, _ in read_rows(CUDART_API_TABLE)]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == nvidia_runtime_functions()
+    header = (CUDA / "include" / "cuda_runtime_api.h").read_text()
+    declared = set(re.findall(r"CUDARTAPI\s+(\w+)\s*\(", header))
+    assert len(declared) > 300 and declared <= set(listed)
+    codes = dict(re.findall(r"(cudaError\w+)\s*=\s*(\d+)", (CUDA / "include" / "driver_types.h").read_text()))
+    for name, how, _, extra in read_rows(CUDART_API_TABLE):
+        if how == "error":
+            assert extra[0] in codes.values(), name
+
+
+@needs_cuda
+def test_every_runtime_function_resolves_in_a_link_against_the_shim_runtime(toolkit: Path, tmp_path: Path) -> None:
+    names = sorted(nvidia_runtime_functions())
+    source = "".join(f"extern void {name}(void);\n" for name in names)
+    source += "void *const entries[] = {\n" + "".join(f"  (void *){name},\n" for name in names) + "};\n"
+    source += "int main(void) { return entries[0] == 0; }\n"
+    write(tmp_path / "all.c", source)
+    toolchain = find_toolchain()
+    linked = subprocess.run([str(toolchain.clang), "-x", "c", "all.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+                             f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "all"],
+                            cwd=tmp_path, capture_output=True, text=True)
+    assert linked.returncode == 0, linked.stderr[-3000:]
+    defined = subprocess.run(["nm", "--defined-only", "all"], cwd=tmp_path, capture_output=True, text=True,
+                             check=True).stdout
+    assert {line.split()[-1] for line in defined.splitlines()} >= set(names)
+
+
+# Calls whose answer CUDA documents and which need no GPU: (call, CUDA's result).
+DOCUMENTED_RESULTS = [
+    ("cudaCtxResetPersistingL2Cache()", 0),
+    ("cudaGraphUpload(0, 0)", 0),
+    ("cudaStreamSetAttribute(0, 1, 0)", 0),
+    ("cudaDeviceSetGraphMemAttribute(0, 0, 0)", 0),
+    ("cudaDeviceSetLimit(0, 1 << 16)", 0),  # the stack size: the code object's business on AMD GPUs
+    ("cudaDeviceSetLimit(3, 4)", 215),  # the device runtime's sync depth: cudaErrorUnsupportedLimit
+    ("cudaLibraryLoadData(0, 0, 0, 0, 0, 0, 0, 0)", 801),  # cudaErrorNotSupported
+    ("cudaGLSetGLDevice(0)", 801),
+    ("cudaFuncGetName(0, (void *)main)", 98),  # not a kernel: cudaErrorInvalidDeviceFunction
+]
+
+
+def test_runtime_functions_without_a_hip_twin_return_cudas_documented_results(toolkit: Path, tmp_path: Path) -> None:
+    calls = "".join(f'  printf("%d\\n", {call});\n' for call, _ in DOCUMENTED_RESULTS)
+    declarations = "".join(f"extern int {call.split('(')[0]}();\n" for call, _ in DOCUMENTED_RESULTS)
+    write(tmp_path / "calls.c", f"#include <stdio.h>\n{declarations}int main(void) {{\n{calls}  return 0;\n}}\n")
+    toolchain = find_toolchain()
+    subprocess.run([str(toolchain.clang), "-x", "c", "calls.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+                    f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "calls"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./calls"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+    assert [int(value) for value in printed] == [result for _, result in DOCUMENTED_RESULTS]
+
+
+LAYOUTS = {
+    "cudaFuncAttributes": ("cassc_cuda_func_attributes", ["sharedSizeBytes", "maxThreadsPerBlock", "numRegs",
+                                                          "maxDynamicSharedSizeBytes", "preferredShmemCarveout",
+                                                          "reserved"]),
+    "cudaLaunchConfig_t": ("cuda_launch_config", [("gridDim", "grid"), ("blockDim", "block"),
+                                                  ("dynamicSmemBytes", "shared"), ("stream", "stream"),
+                                                  ("attrs", "attributes"), ("numAttrs", "attribute_count")]),
+    "cudaKernelNodeParams": ("cuda_kernel_node_params", [("func", "func"), ("gridDim", "grid"), ("blockDim", "block"),
+                                                         ("sharedMemBytes", "shared"),
+                                                         ("kernelParams", "kernel_params"), ("extra", "extra")]),
+    "cudaMemAllocNodeParams": ("cuda_mem_alloc_node_params", [("accessDescs", "access"),
+                                                              ("accessDescCount", "access_count"),
+                                                              ("bytesize", "bytes"), ("dptr", "pointer")]),
+    "cudaGraphInstantiateParams": ("cuda_graph_instantiate_params", [("flags", "flags"),
+                                                                     ("uploadStream", "upload_stream"),
+                                                                     ("errNode_out", "error_node"),
+                                                                     ("result_out", "result")]),
+    "cudaMemLocation": ("cuda_mem_location", ["type", "id"]),
+}
+
+
+@needs_cuda
+def test_the_shims_runtime_structs_have_cudas_layout(tmp_path: Path) -> None:
+    """Every struct the shim reads or fills where nvcc-built code passes CUDA's: offsets as in NVIDIA's header."""
+    cuda_lines, shim_lines = [], []
+    for cuda_type, (shim_type, fields) in LAYOUTS.items():
+        for field in fields:
+            cuda_field, shim_field = field if isinstance(field, tuple) else (field, field)
+            cuda_lines.append(f'std::printf("{cuda_type}.{cuda_field} %zu\\n", offsetof({cuda_type}, {cuda_field}));')
+            shim_lines.append(f'std::printf("{cuda_type}.{cuda_field} %zu\\n", offsetof({shim_type}, {shim_field}));')
+        cuda_lines.append(f'std::printf("{cuda_type} %zu\\n", sizeof({cuda_type}));')
+        shim_lines.append(f'std::printf("{cuda_type} %zu\\n", sizeof({shim_type}));')
+    write(tmp_path / "cuda.cpp", "#include <cstdio>\n#include <cstddef>\n#include <cuda_runtime_api.h>\n"
+                                 f"int main() {{ {''.join(cuda_lines)} }}\n")
+    write(tmp_path / "shim.cpp", f'#include <cstddef>\n#include "{SHIMS_DIR / "runtime" / "cassc_cudart.cpp"}"\n'
+                                 f"int main() {{ {''.join(shim_lines)} }}\n")
+    toolchain = find_toolchain()
+    outputs = []
+    for name, flags in (("cuda", [f"-I{CUDA / 'include'}"]),
+                        ("shim", ["-D__HIP_PLATFORM_AMD__", f"-I{toolchain.hip_include_dir.parent}",
+                                  f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-Wno-invalid-offsetof"])):
+        subprocess.run([str(toolchain.clang), "-std=c++17", f"{name}.cpp", *flags, "-o", name], cwd=tmp_path,
+                       check=True)
+        outputs.append(subprocess.run([f"./{name}"], cwd=tmp_path, capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1]
+
+
+KERNEL_QUERIES = r"""
+#include <cstdio>
+struct Pair { double a; char b; };
+__global__ void scaled(float *out, Pair p, char c, int n) { if (threadIdx.x < n) out[threadIdx.x] = p.a * c; }
+int main() {
+  const char *name = nullptr;
+  int status = cudaFuncGetName(&name, scaled);
+  std::printf("%d %s\n", status, name);
+  for (size_t i = 0; i < 5; ++i) {
+    size_t offset = 0, size = 0;
+    cudaError_t status = cudaFuncGetParamInfo((const void *)scaled, i, &offset, &size);
+    std::printf("%d %zu %zu\n", (int)status, offset, size);
+  }
+  cudaKernel_t kernel = nullptr;
+  status = cudaGetKernel(&kernel, scaled);
+  std::printf("%d %d\n", status, (const void *)kernel == (const void *)scaled);
+}
+"""
+
+
+@pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
+def test_entries_taking_a_kernel_know_the_kernels_nvccs_code_registered(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "queries.cu", KERNEL_QUERIES)
+    subprocess.run([NVCC, "-arch=sm_80", "-c", "queries.cu", "-o", "queries.o"], cwd=tmp_path, check=True)
+    cassc("queries.o", "-o", "queries")
+    printed = subprocess.run(["./queries"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert printed.splitlines() == ["0 _Z6scaledPf4Pairci", "0 0 8", "0 8 16", "0 24 1", "0 28 4", "1 0 0", "0 1"]
