@@ -303,18 +303,31 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
     trailing: list[Path] = []
     if any(host.has_cuda_device_code for _, host in hosts):
         from cassc.binary.extract import read_binary
+        from cassc.binary.members import taken_by_host_link, taken_modules
         from cassc.binary.splice import translate_and_splice
 
         modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
                    for module in read_binary(path)]
-        extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
-                                          _model_fallback(ctx)))
-        trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
+        archives = [str(path) for path in dict.fromkeys([*objects, *_static_libraries(ctx.inv)]) if _is_archive(path)]
+        taken = taken_by_host_link(hosts, {name for name, _ in hosts
+                                           if any(name.startswith(f"{archive}(") for archive in archives)})
+        modules = taken_modules(modules, taken)
+        if modules:
+            extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
+                                              _model_fallback(ctx)))
+            trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
     return [output, *extra], trailing
+
+
+def _is_archive(path: Path) -> bool:
+    from cassc.formats.archive import is_archive
+
+    with path.open("rb") as handle:
+        return is_archive(handle.read(8))
 
 
 def _model_fallback(ctx: Context) -> Fallback | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write
+from conftest import gpu_targets, write
 
 NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 pytestmark = pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
@@ -44,3 +44,48 @@ def test_an_nvcc_built_executable_is_named_as_one(cassc, tmp_path: Path) -> None
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "tool is an executable built by nvcc" in result.stderr
     assert "Don't know what to do" in cassc("main.notes", "-o", "x", check=False).stderr
+
+
+REFUSED = r"""
+__global__ void odd(int *p, int a) { int r; asm volatile("mul24.hi.s32 %0, %1, %1;" : "=r"(r) : "r"(a)); *p = r; }
+extern "C" void never_called() { odd<<<1, 1>>>(nullptr, 3); }
+"""
+
+
+def test_only_the_archive_members_the_link_pulls_in_are_translated(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "unused.cu", REFUSED)
+    write(tmp_path / "main.cpp", MAIN)
+    for name in ("vendor", "unused"):
+        nvcc("-c", f"{name}.cu", "-o", f"{name}.o", cwd=tmp_path)
+    subprocess.run(["ar", "rcs", "libmixed.a", "vendor.o", "unused.o"], cwd=tmp_path, check=True)
+    refused = cassc("unused.o", "-shared", "-o", "unused.so", check=False)
+    assert refused.returncode == 1 and "cannot be translated" in refused.stderr  # what a pulled member would do
+    for args in (["-L.", "-lmixed"], ["libmixed.a"]):
+        result = cassc("main.cpp", *args, "-o", "app")
+        assert "translated libmixed.a(vendor.o)" in result.stderr and "unused" not in result.stderr
+        assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+RDC_MAIN = r"""
+extern __device__ float helper(float);
+__global__ void apply(float *p) { p[threadIdx.x] = helper(p[threadIdx.x]); }
+int main() { float *p; cudaMalloc(&p, 128); apply<<<1, 32>>>(p); return cudaDeviceSynchronize(); }
+"""
+RDC_HELPER = "__device__ float helper(float x) { return 2.f * x + 1.f; }\n"
+
+
+def test_rdc_members_are_taken_when_device_code_needs_them_and_nvidias_libcudadevrt_is_not(
+        cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", RDC_MAIN)
+    write(tmp_path / "helper.cu", RDC_HELPER)
+    write(tmp_path / "unused.cu", REFUSED)
+    for name in ("main", "helper", "unused"):
+        nvcc("-rdc=true", "-c", f"{name}.cu", "-o", f"{name}.o", cwd=tmp_path)
+    subprocess.run(["ar", "rcs", "libdevice_code.a", "helper.o", "unused.o"], cwd=tmp_path, check=True)
+    cuda_lib = Path("/usr/local/cuda/lib64")
+    assert (cuda_lib / "libcudadevrt.a").exists()
+    result = cassc("main.o", "-L.", "-ldevice_code", f"-L{cuda_lib}", "-lcudadevrt", "-o", "app")
+    assert "translated main.o + libdevice_code.a(helper.o)" in result.stderr, result.stderr
+    assert "unused" not in result.stderr and "cuda_device_runtime" not in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
