@@ -313,7 +313,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
                                            if any(name.startswith(f"{archive}(") for archive in archives)})
         modules = taken_modules(modules, taken)
         if modules:
-            extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
+            extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
                                               _model_fallback(ctx)))
             trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):

@@ -89,3 +89,11 @@ def test_rdc_members_are_taken_when_device_code_needs_them_and_nvidias_libcudade
     assert "translated main.o + libdevice_code.a(helper.o)" in result.stderr, result.stderr
     assert "unused" not in result.stderr and "cuda_device_runtime" not in result.stderr
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+def test_every_requested_target_is_built(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR + "int main() { return vendor_run(); }\n")
+    nvcc("-c", "vendor.cu", "-o", "vendor.o", cwd=tmp_path)
+    result = cassc("vendor.o", "--cassc-offload-arch=gfx1100,gfx1030", "-o", "app")
+    assert "to gfx1100" in result.stderr and "to gfx1030" in result.stderr
+    assert sorted(gpu_targets(tmp_path / "app")) == ["gfx1030", "gfx1100"]

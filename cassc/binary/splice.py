@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from cassc.binary.extract import BinaryModule
 from cassc.binary.fallback import Fallback
-from cassc.binary.translate import Translation
+from cassc.binary.translate import TranslatedKernel, Translation
 from cassc.errors import CompileError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 
@@ -47,21 +47,34 @@ def _unsigned_array(values: tuple[int, ...]) -> str:
     return "{" + ", ".join(str(v) for v in values or (0,)) + "}"
 
 
-def splice_source(translations: list[Translation], work_dir: Path, offload_arch: str,
-                  linked_registrations: tuple[str, ...] = ()) -> str:
-    """The C source of the splice object; writes each translation's bundle into `work_dir`.
-    `linked_registrations`: the `__cudaRegisterLinkedBinary_<id>` functions -rdc objects call, which
-    nvcc's device link would define; here they hand the registration to the shim."""
-    tag = hashlib.sha256("".join(t.origin for t in translations).encode()).hexdigest()[:12]
-    lines = [PREAMBLE]
-    registrations = []
+def _images(translations: list[Translation]) -> list[tuple[str, bytes, list[TranslatedKernel]]]:
+    """(origin, code object, its kernels) of each code object: one per translation, one per model kernel."""
     images = [(t.origin, t.code_object, [k for k in t.kernels if not k.from_model]) for t in translations
               if t.code_object]
-    images += [(t.origin, t.model_code_objects[k.name], [k]) for t in translations for k in t.kernels if k.from_model]
-    for index, (origin, code_object, kernels) in enumerate(images):
+    return images + [(t.origin, t.model_code_objects[k.name], [k]) for t in translations for k in t.kernels
+                     if k.from_model]
+
+
+def splice_source(translations: dict[str, list[Translation]], work_dir: Path,
+                  linked_registrations: tuple[str, ...] = ()) -> str:
+    """The C source of the splice object; writes each code object's bundle, with its code for every target
+    in `translations` (offload arch -> that target's translations), into `work_dir`.
+    `linked_registrations`: the `__cudaRegisterLinkedBinary_<id>` functions -rdc objects call, which
+    nvcc's device link would define; here they hand the registration to the shim."""
+    per_arch = {arch: _images(one) for arch, one in translations.items()}
+    first = next(iter(per_arch.values()))
+    tag = hashlib.sha256("".join(origin for origin, _, _ in first).encode()).hexdigest()[:12]
+    lines = [PREAMBLE]
+    registrations = []
+    for arch, images in per_arch.items():
+        if [(o, [k.name for k in ks]) for o, _, ks in images] != [(o, [k.name for k in ks]) for o, _, ks in first]:
+            raise CompileError(f"the kernels translated for {arch} differ from those for {next(iter(per_arch))} "
+                               "(a cassc bug, please report it)")
+    for index, (origin, _, kernels) in enumerate(first):
         bundle = work_dir / f"translated-{index}.hipfb"
-        bundle.write_bytes(write_bundle([BundleEntry(HOST_TRIPLE, b""), BundleEntry(device_triple(offload_arch),
-                                                                                  code_object)]))
+        bundle.write_bytes(write_bundle([BundleEntry(HOST_TRIPLE, b""),
+                                         *(BundleEntry(device_triple(arch), images[index][1])
+                                           for arch, images in per_arch.items())]))
         label = f"__cassc_bundle_{tag}_{index}"
         # cassc chose the work directory: its path has no quote or backslash to escape.
         lines.append(f'__asm__(".section .hip_fatbin,\\"a\\",@progbits\\n.p2align 12\\n.globl {label}\\n'
@@ -88,35 +101,38 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
     return "\n".join(lines) + "\n"
 
 
-def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_dir: Path, runner: Runner,
+def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, ...], work_dir: Path, runner: Runner,
                          fallback: Fallback | None = None) -> Path:
-    """Translate every module's device code for `offload_arch`; return the object that carries it all.
-    Says which objects it translated; a kernel neither the lifter nor the model (`fallback`, when one is
-    configured) translates stops the build with the reasons."""
+    """Translate every module's device code for each of `offload_archs`; return the object that carries it
+    all. Says which objects it translated; a kernel neither the lifter nor the model (`fallback`, when one
+    is configured) translates stops the build with the reasons."""
     from cassc.binary.translate import is_separate, translate_group
 
     # Whole-program objects each make a code object; -rdc objects are linked into one, as nvcc's
     # device link would.
     separate = [m for m in modules if is_separate(m)]
     groups = [[m] for m in modules if not is_separate(m)] + ([separate] if separate else [])
-    translations = []
-    for group in groups:
-        translation = translate_group(group, work_dir, runner.toolchain.lld, offload_arch,
-                                      separate=is_separate(group[0]), fallback=fallback)
-        if translation.failures:
-            reasons = "\n  ".join(translation.failures.values())
-            raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be translated "
-                               f"for {offload_arch}:\n  {reasons}")
-        modelled = [k for k in translation.kernels if k.from_model]
-        print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) from PTX "
-              f"compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
-        for kernel in modelled:
-            print(f"cassc: {kernel.name} is {kernel.from_model}'s assembly: it assembled and its arguments and "
-                  "LDS check out, but nothing has verified what it computes", file=sys.stderr)
-        translations.append(translation)
+    translations: dict[str, list[Translation]] = {}
+    for offload_arch in offload_archs:
+        target_dir = work_dir / offload_arch
+        target_dir.mkdir(exist_ok=True)
+        for group in groups:
+            translation = translate_group(group, target_dir, runner.toolchain.lld, offload_arch,
+                                          separate=is_separate(group[0]), fallback=fallback)
+            if translation.failures:
+                reasons = "\n  ".join(translation.failures.values())
+                raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be "
+                                   f"translated for {offload_arch}:\n  {reasons}")
+            modelled = [k for k in translation.kernels if k.from_model]
+            print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) "
+                  f"from PTX compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
+            for kernel in modelled:
+                print(f"cassc: {kernel.name} is {kernel.from_model}'s assembly: it assembled and its arguments and "
+                      "LDS check out, but nothing has verified what it computes", file=sys.stderr)
+            translations.setdefault(offload_arch, []).append(translation)
     source = work_dir / "translated-device.c"
     registrations = tuple(dict.fromkeys(name for m in separate for name in m.linked_registrations))
-    source.write_text(splice_source(translations, work_dir, offload_arch, registrations))
+    source.write_text(splice_source(translations, work_dir, registrations))
     output = work_dir / "translated-device.o"
     runner.run([str(runner.toolchain.clang), "-x", "c", "-c", str(source), "-o", str(output)],
                what="assembling the translated device code")
