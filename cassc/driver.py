@@ -26,6 +26,7 @@ from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:
     from cassc.binary.fallback import Fallback
+    from cassc.binary.extract import BinaryModule
     from cassc.formats.host_object import HostObject
 
 
@@ -311,7 +312,9 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         archives = [str(path) for path in dict.fromkeys([*objects, *_static_libraries(ctx.inv)]) if _is_archive(path)]
         taken = taken_by_host_link(hosts, {name for name, _ in hosts
                                            if any(name.startswith(f"{archive}(") for archive in archives)})
-        modules = taken_modules(modules, taken)
+        taken_hosts = [(name, host) for name, host in hosts if name in taken]
+        _refuse_nvidia_device_link_objects(taken_hosts)
+        modules = [m for m in taken_modules(modules, taken) if not _device_linked_by(m, taken_hosts)]
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
                                               _model_fallback(ctx)))
@@ -321,6 +324,26 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
     return [output, *extra], trailing
+
+
+def _refuse_nvidia_device_link_objects(hosts: list[tuple[str, HostObject]]) -> None:
+    """nvcc's -dlink output holds the -rdc program's device code linked into SASS, and defines the
+    registrations cassc's device link would: the two cannot both be in one program."""
+    from cassc.formats.host_object import LINKED_REGISTRATION_PREFIX
+
+    for name, host in hosts:
+        if host.has_cuda_device_code and any(symbol.startswith(LINKED_REGISTRATION_PREFIX)
+                                             for symbol in host.defined_globals):
+            raise InputError(f"{name} is nvcc's device-link object (nvcc -dlink), linked NVIDIA code: leave it out "
+                             "(cassc device-links the -rdc objects itself) or make it with cassc -dlink")
+
+
+def _device_linked_by(module: BinaryModule, hosts: list[tuple[str, HostObject]]) -> bool:
+    """An -rdc module whose registrations another input (cassc -dlink's object) defines: translated there."""
+    if not module.linked_registrations:
+        return False
+    provided = set().union(*(host.defined_globals for _, host in hosts if not host.has_cuda_device_code))
+    return set(module.linked_registrations) <= provided
 
 
 def _is_archive(path: Path) -> bool:
@@ -426,8 +449,35 @@ def device_link_phase(ctx: Context) -> int:
     if ctx.runner.dryrun:
         return 0
     hosts = _host_objects(objects)
+    if any(host.has_cuda_device_code for _, host in hosts):
+        return _device_link_nvcc_objects(ctx, objects, hosts, output)
     with atomic_output(output) as temporary:
         stages.device_link(hosts, ctx.inv.offload_archs, temporary, ctx.work_dir, ctx.runner)
+    return 0
+
+
+def _device_link_nvcc_objects(ctx: Context, objects: list[Path], hosts: list[tuple[str, HostObject]],
+                              output: Path) -> int:
+    """nvcc -dlink's counterpart for nvcc-built -rdc objects: one relocatable object holding their device code
+    translated and linked, the `__cudaRegisterLinkedBinary_*` functions they register through, and the shim
+    runtime, so that a host link of the objects and this one (by cassc, or by g++ with -lcudart) runs them."""
+    from cassc.binary.extract import read_binary
+    from cassc.binary.splice import translate_and_splice
+    from cassc.binary.translate import is_separate
+
+    if any(host.device_sections for _, host in hosts):
+        raise UsageError("-dlink of nvcc-built and cassc-built -rdc objects together: device-link each set alone")
+    _refuse_nvidia_device_link_objects(hosts)
+    modules = [module for path in _nvcc_built_inputs(objects, hosts) for module in read_binary(path)]
+    separate = [module for module in modules if is_separate(module)]
+    if not separate:
+        raise InputError(f"{', '.join(m.origin for m in modules)}: no relocatable device code (-rdc) to device-link; "
+                         "link the objects directly (cassc translates whole-program objects at the link)")
+    spliced = translate_and_splice(separate, ctx.inv.offload_archs, ctx.work_dir, ctx.runner, _model_fallback(ctx))
+    shim = nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME
+    with atomic_output(output) as temporary:
+        ctx.runner.run([str(ctx.toolchain.clang), "-r", "-nostdlib", str(spliced), "-Wl,--whole-archive", str(shim),
+                        "-Wl,--no-whole-archive", "-o", str(temporary)], what="device link")
     return 0
 
 

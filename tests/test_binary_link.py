@@ -97,3 +97,32 @@ def test_every_requested_target_is_built(cassc, tmp_path: Path) -> None:
     result = cassc("vendor.o", "--cassc-offload-arch=gfx1100,gfx1030", "-o", "app")
     assert "to gfx1100" in result.stderr and "to gfx1030" in result.stderr
     assert sorted(gpu_targets(tmp_path / "app")) == ["gfx1030", "gfx1100"]
+
+
+def test_dlink_of_nvcc_rdc_objects_makes_the_object_nvccs_device_link_would(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", RDC_MAIN)
+    write(tmp_path / "helper.cu", RDC_HELPER)
+    nvcc("-rdc=true", "-c", "main.cu", "helper.cu", cwd=tmp_path)
+    made = cassc("-dlink", "main.o", "helper.o", "-o", "dlink.o")
+    assert "translated main.o + helper.o" in made.stderr
+    linked = cassc("main.o", "helper.o", "dlink.o", "-o", "app")
+    assert "translated" not in linked.stderr  # the device link did it
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    toolkit = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())["CUDA_PATH"]
+    subprocess.run(["g++", "main.o", "helper.o", "dlink.o", f"-L{toolkit}/lib64", "-lcudart", "-o", "by_gxx"],
+                   cwd=tmp_path, check=True)  # nvcc's documented host link of a device-linked program
+    assert gpu_targets(tmp_path / "by_gxx") == ["gfx1100"]
+
+
+def test_dlink_without_rdc_code_and_nvccs_own_dlink_object_get_clear_messages(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "main.cu", RDC_MAIN)
+    write(tmp_path / "helper.cu", RDC_HELPER)
+    nvcc("-c", "vendor.cu", cwd=tmp_path)
+    nvcc("-rdc=true", "-c", "main.cu", "helper.cu", cwd=tmp_path)
+    nvcc("-dlink", "main.o", "helper.o", "-o", "nvidia_dlink.o", cwd=tmp_path)
+    whole = cassc("-dlink", "vendor.o", "-o", "dlink.o", check=False)
+    assert whole.returncode == 1 and "vendor.o: no relocatable device code (-rdc)" in whole.stderr
+    assert not (tmp_path / "dlink.o").exists()
+    theirs = cassc("main.o", "helper.o", "nvidia_dlink.o", "-o", "app", check=False)
+    assert theirs.returncode == 1 and "nvidia_dlink.o is nvcc's device-link object" in theirs.stderr
