@@ -317,7 +317,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         modules = [m for m in taken_modules(modules, taken) if not _device_linked_by(m, taken_hosts)]
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
-                                              _model_fallback(ctx)))
+                                              _model_fallback(ctx), ctx.cache))
             trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
@@ -473,7 +473,8 @@ def _device_link_nvcc_objects(ctx: Context, objects: list[Path], hosts: list[tup
     if not separate:
         raise InputError(f"{', '.join(m.origin for m in modules)}: no relocatable device code (-rdc) to device-link; "
                          "link the objects directly (cassc translates whole-program objects at the link)")
-    spliced = translate_and_splice(separate, ctx.inv.offload_archs, ctx.work_dir, ctx.runner, _model_fallback(ctx))
+    spliced = translate_and_splice(separate, ctx.inv.offload_archs, ctx.work_dir, ctx.runner, _model_fallback(ctx),
+                                   ctx.cache)
     shim = nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME
     with atomic_output(output) as temporary:
         ctx.runner.run([str(ctx.toolchain.clang), "-r", "-nostdlib", str(spliced), "-Wl,--whole-archive", str(shim),

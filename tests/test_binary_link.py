@@ -126,3 +126,25 @@ def test_dlink_without_rdc_code_and_nvccs_own_dlink_object_get_clear_messages(ca
     assert not (tmp_path / "dlink.o").exists()
     theirs = cassc("main.o", "helper.o", "nvidia_dlink.o", "-o", "app", check=False)
     assert theirs.returncode == 1 and "nvidia_dlink.o is nvcc's device-link object" in theirs.stderr
+
+
+MANY_KERNELS = "".join(
+    f"__global__ void k{i}(float *p, int n) {{ int j = blockIdx.x * blockDim.x + threadIdx.x;"
+    f" if (j < n) p[j] = __expf(p[j] * {i}.5f) + sqrtf(p[j]); }}\n" for i in range(60)) + \
+    "int main() { float *p; cudaMalloc(&p, 4096); k0<<<4, 256>>>(p, 1024); return cudaDeviceSynchronize(); }\n"
+
+
+def test_a_relink_of_unchanged_objects_reuses_their_translation(cassc, cache_dir: Path, tmp_path: Path) -> None:
+    write(tmp_path / "many.cu", MANY_KERNELS)
+    nvcc("-c", "many.cu", cwd=tmp_path)
+    cassc("many.o", "-o", "first")
+    stored = list(cache_dir.rglob("code-object.hsaco"))
+    assert len(stored) == 1
+    stored[0].write_bytes(stored[0].read_bytes() + b"cassc: from the cache")  # what a relink embeds
+    cassc("many.o", "-o", "second")
+    assert b"cassc: from the cache" in (tmp_path / "second").read_bytes()
+    write(tmp_path / "many.cu", MANY_KERNELS.replace("0.5f", "0.25f"))  # new content: translated again
+    nvcc("-c", "many.cu", cwd=tmp_path)
+    cassc("many.o", "-o", "third")
+    assert b"cassc: from the cache" not in (tmp_path / "third").read_bytes()
+    assert len(list(cache_dir.rglob("code-object.hsaco"))) == 2

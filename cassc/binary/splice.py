@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from cassc.binary.extract import BinaryModule
 from cassc.binary.fallback import Fallback
 from cassc.binary.translate import TranslatedKernel, Translation
+from cassc.cache import Cache
 from cassc.errors import CompileError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 
@@ -102,10 +103,11 @@ def splice_source(translations: dict[str, list[Translation]], work_dir: Path,
 
 
 def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, ...], work_dir: Path, runner: Runner,
-                         fallback: Fallback | None = None) -> Path:
-    """Translate every module's device code for each of `offload_archs`; return the object that carries it
-    all. Says which objects it translated; a kernel neither the lifter nor the model (`fallback`, when one
-    is configured) translates stops the build with the reasons."""
+                         fallback: Fallback | None = None, cache: Cache | None = None) -> Path:
+    """Translate every module's device code for each of `offload_archs` (from `cache` when it holds the
+    translation); return the object that carries it all. Says which objects it translated; a kernel neither
+    the lifter nor the model (`fallback`, when one is configured) translates stops the build with the reasons."""
+    from cassc.binary.cached import cached_translation
     from cassc.binary.translate import is_separate, translate_group
 
     # Whole-program objects each make a code object; -rdc objects are linked into one, as nvcc's
@@ -117,8 +119,13 @@ def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, 
         target_dir = work_dir / offload_arch
         target_dir.mkdir(exist_ok=True)
         for group in groups:
-            translation = translate_group(group, target_dir, runner.toolchain.lld, offload_arch,
-                                          separate=is_separate(group[0]), fallback=fallback)
+            def translate(group: list[BinaryModule] = group, target_dir: Path = target_dir,
+                          offload_arch: str = offload_arch) -> Translation:
+                return translate_group(group, target_dir, runner.toolchain.lld, offload_arch,
+                                       separate=is_separate(group[0]), fallback=fallback)
+
+            translation = cached_translation(cache or Cache(enabled=False), group, offload_arch,
+                                             is_separate(group[0]), runner.toolchain.lld, target_dir, translate)
             if translation.failures:
                 reasons = "\n  ".join(translation.failures.values())
                 raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be "
