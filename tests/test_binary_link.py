@@ -148,3 +148,28 @@ def test_a_relink_of_unchanged_objects_reuses_their_translation(cassc, cache_dir
     cassc("many.o", "-o", "third")
     assert b"cassc: from the cache" not in (tmp_path / "third").read_bytes()
     assert len(list(cache_dir.rglob("code-object.hsaco"))) == 2
+
+
+DEBUGGED = r"""
+#include <cstdio>
+__device__ __noinline__ float helper(float a, int b) { return a * b + 1.0f; }
+__global__ void work(const float *in, float *out, int n) {
+  __shared__ float tile[64];
+  float local[8];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = 0; j < 8; ++j) local[j] = i < n ? in[i] * j : 0.f;
+  tile[threadIdx.x % 64] = helper(local[i % 8], i);
+  __syncthreads();
+  if (i < n) out[i] = tile[(threadIdx.x + 1) % 64];
+}
+int main() { float *p; cudaMalloc(&p, 4096); work<<<4, 64>>>(p, p, 256); return cudaDeviceSynchronize(); }
+"""
+
+
+@pytest.mark.parametrize("debug", ["-G", "-lineinfo"])
+def test_debug_objects_translate(cassc, tmp_path: Path, debug: str) -> None:
+    write(tmp_path / "debugged.cu", DEBUGGED)
+    nvcc(debug, "-c", "debugged.cu", cwd=tmp_path)
+    result = cassc("debugged.o", "-o", "app")
+    assert "translated debugged.o: 1 kernel(s)" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]

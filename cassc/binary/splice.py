@@ -14,7 +14,7 @@ from cassc.binary.extract import BinaryModule
 from cassc.binary.fallback import Fallback
 from cassc.binary.translate import TranslatedKernel, Translation
 from cassc.cache import Cache
-from cassc.errors import CompileError
+from cassc.errors import CasscError, CompileError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 
 if TYPE_CHECKING:
@@ -124,8 +124,14 @@ def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, 
                 return translate_group(group, target_dir, runner.toolchain.lld, offload_arch,
                                        separate=is_separate(group[0]), fallback=fallback)
 
-            translation = cached_translation(cache or Cache(enabled=False), group, offload_arch,
-                                             is_separate(group[0]), runner.toolchain.lld, target_dir, translate)
+            origin = " + ".join(m.origin for m in group)
+            try:
+                translation = cached_translation(cache or Cache(enabled=False), group, offload_arch,
+                                                 is_separate(group[0]), runner.toolchain.lld, target_dir, translate)
+            except CasscError as error:  # the parser's, the lifter's and LLVM's messages: say which object
+                if not str(error).startswith(origin):
+                    error.args = (f"{origin}: {error}", *error.args[1:])
+                raise
             if translation.failures:
                 reasons = "\n  ".join(translation.failures.values())
                 raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be "
