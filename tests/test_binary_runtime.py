@@ -166,3 +166,35 @@ def test_entries_taking_a_kernel_know_the_kernels_nvccs_code_registered(cassc, t
     cassc("queries.o", "-o", "queries")
     printed = subprocess.run(["./queries"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert printed.splitlines() == ["0 _Z6scaledPf4Pairci", "0 0 8", "0 8 16", "0 24 1", "0 28 4", "1 0 0", "0 1"]
+
+
+def test_older_cudas_device_prop_layouts_have_their_sizes(tmp_path: Path) -> None:
+    """cudaGetDeviceProperties_v2 (CUDA 12's headers) and the plain call of CUDA 10/11-built code write CUDA
+    12's layout, cut where the older struct ends. Reference sizes: sizeof(cudaDeviceProp) in CUDA 12.x's,
+    11.x's and 10.x's driver_types.h (not installed here); clockRate's offset in CUDA 12."""
+    write(tmp_path / "sizes.cpp", f'#include <cstdio>\n#include "{SHIMS_DIR / "runtime" / "cassc_cudart.cpp"}"\n'
+                                  "int main() { std::printf(\"%zu %zu %zu %zu\\n\", sizeof(cassc_cuda12_device_prop), "
+                                  "offsetof(cassc_cuda12_device_prop, clockRate), cuda12_prop_size(11080), "
+                                  "cuda12_prop_size(10020)); }\n")
+    toolchain = find_toolchain()
+    subprocess.run([str(toolchain.clang), "-std=c++17", "-D__HIP_PLATFORM_AMD__", f"-I{toolchain.hip_include_dir.parent}",
+                    "sizes.cpp", f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-o", "sizes"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./sizes"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert printed.split() == ["1032", "348", "728", "712"]
+
+
+def test_the_cuda_version_that_built_device_code_is_read_from_its_ptx(tmp_path: Path) -> None:
+    from cassc.binary.extract import BinaryModule, DeviceImage, built_by_cuda, read_binary
+    from cassc.formats.cuda_fatbin import FatbinEntry
+
+    def module(ptx: str) -> BinaryModule:
+        entry = FatbinEntry("ptx", 80, "none", 0, ptx.encode(), "", False)
+        return BinaryModule("k.o", (DeviceImage(".nv_fatbin", 0, entry),), ())
+
+    assert built_by_cuda(module("// Cuda compilation tools, release 12.4, V12.4.131\n.version 8.4\n")) == 12040
+    assert built_by_cuda(module(".version 7.8\n.target sm_80\n")) == 11080
+    assert built_by_cuda(module(".version 6.5\n")) == 10020
+    assert built_by_cuda(module("")) == 0
+    write(tmp_path / "k.cu", "__global__ void k(int *p) { *p = 1; }\n")
+    subprocess.run([NVCC, "-arch=sm_80", "-c", "k.cu"], cwd=tmp_path, check=True)
+    assert built_by_cuda(read_binary(tmp_path / "k.o")[0]) == 13000

@@ -61,6 +61,31 @@ class BinaryModule:
         return ptx[-1].entry.ptx if ptx else None
 
 
+# NVVM's PTX says which nvcc wrote it, in a comment ("Cuda compilation tools, release 12.4, V12.4.131") and
+# in its ISA version, which each CUDA release raises (PTX ISA 6.3 is CUDA 10.0; 7.x is CUDA 11.x, 8.x 12.x, 9.x 13.x).
+_PTX_TOOL_RELEASE = re.compile(r"Cuda compilation tools, release (\d+)\.(\d+)")
+_PTX_ISA_VERSION = re.compile(r"^\s*\.version\s+(\d+)\.(\d+)", re.MULTILINE)
+_PTX_6_RELEASES = {0: (9, 0), 1: (9, 1), 2: (9, 2), 3: (10, 0), 4: (10, 1), 5: (10, 2)}
+
+
+def built_by_cuda(module: BinaryModule) -> int:
+    """The CUDA version (CUDA_VERSION's numbering: 12040 for 12.4) of the nvcc that built `module`, read
+    from its PTX; 0 when it carries none. The runtime lays out CUDA's structs as that version did."""
+    ptx = module.best_ptx() or ""
+    release = _PTX_TOOL_RELEASE.search(ptx)
+    if release:
+        major, minor = int(release.group(1)), int(release.group(2))
+    elif isa := _PTX_ISA_VERSION.search(ptx):
+        isa_major, isa_minor = int(isa.group(1)), int(isa.group(2))
+        if isa_major >= 7:
+            major, minor = isa_major + 4, isa_minor
+        else:
+            major, minor = _PTX_6_RELEASES.get(isa_minor, (8, 0)) if isa_major == 6 else (8, 0)
+    else:
+        return 0
+    return major * 1000 + minor * 10
+
+
 def read_binary(path: Path) -> list[BinaryModule]:
     """Every file in `path` that carries CUDA device code (an archive gives one per member)."""
     try:

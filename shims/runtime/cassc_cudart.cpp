@@ -32,6 +32,7 @@ struct cassc_image {
   const char *origin;       // the nvcc-built object it was translated from
   unsigned kernel_count;
   const cassc_kernel_layout *kernels;
+  unsigned cuda_version;  // of the nvcc that built it (13000 for 13.0; 0: unknown), as CUDA_VERSION counts
 };
 }
 
@@ -714,11 +715,12 @@ int cudaMemcpyFromSymbol_ptds(void *destination, const void *symbol, size_t coun
   return status == hipSuccess ? hipStreamSynchronize(hipStreamPerThread) : status;
 }
 
-int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {
-  hipDeviceProp_t hip;
-  hipError_t status = hipGetDeviceProperties(&hip, device);
-  if (status != hipSuccess) return status;
-  std::memset(prop, 0, sizeof *prop);
+}  // extern "C"
+
+namespace {
+
+// What every cudaDeviceProp layout (CUDA 10 to 13) holds under the same names.
+template <typename Prop> void fill_device_prop(Prop *prop, const hipDeviceProp_t &hip) {
   std::memcpy(prop->name, hip.name, sizeof prop->name);
   prop->totalGlobalMem = hip.totalGlobalMem;
   prop->sharedMemPerBlock = hip.sharedMemPerBlock;
@@ -762,11 +764,107 @@ int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {
   prop->pageableMemoryAccessUsesHostPageTables = hip.pageableMemoryAccessUsesHostPageTables;
   prop->directManagedMemAccessFromHost = hip.directManagedMemAccessFromHost;
   prop->maxBlocksPerMultiProcessor = hip.maxThreadsPerMultiProcessor / (hip.warpSize ? hip.warpSize : 32);
+}
+
+// The CUDA version the program's device code was built by: the oldest among the translated images (one
+// program is built by one nvcc); 0 when nothing was registered.
+unsigned registered_cuda_version() {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  unsigned oldest = 0;
+  for (const cassc_image *image : s.images)
+    if (image->cuda_version && (!oldest || image->cuda_version < oldest)) oldest = image->cuda_version;
+  return oldest;
+}
+
+// CUDA 12's layout (cudaGetDeviceProperties_v2, what CUDA 12's headers call), also CUDA 10's and 11's
+// up to their end: CUDA 13 removed clockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode,
+// maxTexture1DLinear, memoryClockRate, singleToDoublePrecisionPerfRatio and cooperativeMultiDeviceLaunch.
+struct cassc_cuda12_device_prop {
+  char name[256];
+  unsigned char uuid[16];
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode,
+      maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear, maxTexture2D[2], maxTexture2DMipmap[2],
+      maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3], maxTextureCubemap,
+      maxTexture1DLayered[2], maxTexture2DLayered[3], maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2],
+      maxSurface3D[3], maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap, maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver, asyncEngineCount,
+      unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize,
+      maxThreadsPerMultiProcessor, streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID, hostNativeAtomicSupported,
+      singleToDoublePrecisionPerfRatio, pageableMemoryAccess, concurrentManagedAccess, computePreemptionSupported,
+      canUseHostPointerForRegisteredMem, cooperativeLaunch, cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;  // CUDA 10's last fields
+  int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;  // CUDA 11's last field
+  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported,
+      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers, reserved[63];
+};
+
+// The bytes of CUDA 12's struct that a program built by `cuda_version` has (its struct ends earlier).
+size_t cuda12_prop_size(unsigned cuda_version) {
+  if (cuda_version && cuda_version < 11000)
+    return (offsetof(cassc_cuda12_device_prop, directManagedMemAccessFromHost) + sizeof(int) + 7) / 8 * 8;
+  if (cuda_version && cuda_version < 12000)
+    return offsetof(cassc_cuda12_device_prop, reservedSharedMemPerBlock) + sizeof(size_t);
+  return sizeof(cassc_cuda12_device_prop);
+}
+
+int cuda12_device_properties(void *prop, int device, size_t size) {
+  hipDeviceProp_t hip;
+  hipError_t status = hipGetDeviceProperties(&hip, device);
+  if (status != hipSuccess) return status;
+  cassc_cuda12_device_prop filled;
+  std::memset(&filled, 0, sizeof filled);
+  fill_device_prop(&filled, hip);
+  filled.clockRate = hip.clockRate;
+  filled.memoryClockRate = hip.memoryClockRate;
+  filled.computeMode = hip.computeMode;
+  filled.kernelExecTimeoutEnabled = hip.kernelExecTimeoutEnabled;
+  filled.cooperativeMultiDeviceLaunch = hip.cooperativeMultiDeviceLaunch;
+  filled.deviceOverlap = 1;
+  std::memcpy(prop, &filled, size);
   return hipSuccess;
 }
 
-// nvcc 12's name for the same call.
-int cudaGetDeviceProperties_v2(cassc_cuda_device_prop *prop, int device) { return cudaGetDeviceProperties(prop, device); }
+}  // namespace
+
+extern "C" {
+
+// The plain name is CUDA 13's call, and CUDA 10's and 11's (CUDA 12's headers call _v2): the layout
+// follows the CUDA version cassc read in the program's device code.
+int cudaGetDeviceProperties(void *prop, int device) {
+  unsigned built_by = registered_cuda_version();
+  if (built_by && built_by < 12000) return cuda12_device_properties(prop, device, cuda12_prop_size(built_by));
+  hipDeviceProp_t hip;
+  hipError_t status = hipGetDeviceProperties(&hip, device);
+  if (status != hipSuccess) return status;
+  cassc_cuda_device_prop *cuda13 = static_cast<cassc_cuda_device_prop *>(prop);
+  std::memset(cuda13, 0, sizeof *cuda13);
+  fill_device_prop(cuda13, hip);
+  return hipSuccess;
+}
+
+// CUDA 12's headers name their call so: CUDA 12's layout.
+int cudaGetDeviceProperties_v2(void *prop, int device) {
+  return cuda12_device_properties(prop, device, sizeof(cassc_cuda12_device_prop));
+}
 
 // cudaDeviceAttr and hipDeviceAttribute_t number the attributes differently: translate CUDA's numbers
 // (driver_types.h) for the attributes programs ask for; others are reported as not supported.
