@@ -1,4 +1,4 @@
-"""cassc's own subcommands: doctor, setup, env, model, inspect."""
+"""cassc's own subcommands: doctor, setup, env, model, inspect, translate."""
 
 from __future__ import annotations
 
@@ -158,6 +158,28 @@ def env() -> None:
     }
     for name, value in values.items():
         print(f"export {name}={shlex.quote(value)}")
+
+
+@app.command()
+def translate(path: str = typer.Argument(..., help="An executable or shared library built by nvcc."),
+              output: str = typer.Option("", "-o", "--output",
+                                         help="Directory for the translations (default: the cache's translated/)."),
+              offload_arch: str = typer.Option("", "--offload-arch",
+                                               help="AMD GPU targets, comma-separated (default: CASSC_OFFLOAD_ARCH "
+                                                    "or gfx1100).")) -> None:
+    """Translate every fatbin of a linked nvcc-built binary ahead of time, keyed by the fatbin's content."""
+    import tempfile
+    from pathlib import Path
+
+    from cassc.binary.linked import report, translate_binary
+    from cassc.cache import Cache
+
+    archs = tuple(a for a in offload_arch.split(",") if a) or _offload_archs()
+    directory = Path(output) if output else locations.cache_dir() / "translated"
+    found = tools.find_toolchain()
+    with tempfile.TemporaryDirectory(prefix="cassc-translate-") as work:
+        results = translate_binary(Path(path), archs, directory, Path(work), found.lld, Cache())
+    raise typer.Exit(report(results, directory))
 
 
 @app.command()

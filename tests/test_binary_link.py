@@ -173,3 +173,55 @@ def test_debug_objects_translate(cassc, tmp_path: Path, debug: str) -> None:
     result = cassc("debugged.o", "-o", "app")
     assert "translated debugged.o: 1 kernel(s)" in result.stderr
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+SECOND_UNIT = r"""
+struct Pair { double a; char b; };
+__global__ void scaled(float *out, Pair p, char c) { out[threadIdx.x] = p.a * c; }
+extern "C" int second_run() { float *o; cudaMalloc(&o, 128); scaled<<<1, 32>>>(o, Pair{2.0, 1}, 3); return 0; }
+"""
+
+
+def test_translate_writes_every_fatbin_of_a_shared_library_and_an_executable_keyed_by_content(
+        cassc, tmp_path: Path) -> None:
+    import hashlib
+    import json
+
+    from cassc.formats.code_object import code_object_target, kernel_descriptors
+    from cassc.formats.cuda_fatbin import read_containers
+    from cassc.formats.offload_bundle import read_bundles
+
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "second.cu", SECOND_UNIT)
+    write(tmp_path / "tool.cu", 'extern "C" int vendor_run(); extern "C" int second_run();\n'
+                                "int main() { return vendor_run() + second_run(); }\n")
+    nvcc("-shared", "-Xcompiler", "-fPIC", "vendor.cu", "second.cu", "-o", "libvendor.so", cwd=tmp_path)
+    nvcc("vendor.cu", "second.cu", "tool.cu", "-o", "tool", cwd=tmp_path)
+    manifests = {}
+    for binary in ("libvendor.so", "tool"):
+        result = cassc("translate", binary, "-o", "translated", "--offload-arch", "gfx1100,gfx1030")
+        lines = result.stderr.splitlines()
+        assert all(line.startswith(f"cassc translate: {binary}[.nv_fatbin #") for line in lines), result.stderr
+        assert sum(": 1 kernel(s) -> " in line for line in lines) == 2, result.stderr  # the rest hold none
+        for line in lines:
+            manifest = json.loads(Path(tmp_path / line.split(" -> ")[1]).read_text())
+            manifests.setdefault(manifest["fatbin_sha256"], []).append(binary)
+            for kernel in manifest["kernels"]:
+                bundle = read_bundles((tmp_path / "translated" / kernel["code_object"]).read_bytes())
+                code_objects = [entry.payload for entry in bundle if entry.payload]
+                assert sorted(code_object_target(c) for c in code_objects) == ["gfx1030", "gfx1100"]
+                for code_object in code_objects:
+                    descriptor = kernel_descriptors(code_object)[kernel["name"]]
+                    assert descriptor.mismatch_with_cuda(kernel["param_size"]) is None
+                if kernel["name"] == "_Z6scaledPf4Pairc":
+                    assert kernel["param_offsets"] == [0, 8, 24] and kernel["param_size"] == 25
+    # The same translation unit in both binaries is the same fatbin: translated once, found by its content.
+    kernels = [digest for digest in manifests
+               if json.loads((tmp_path / "translated" / f"{digest}.json").read_text())["kernels"]]
+    assert len(kernels) == 2 and all(manifests[digest] == ["libvendor.so", "tool"] for digest in kernels)
+    subprocess.run(["objcopy", "-O", "binary", "--only-section=.nv_fatbin", "tool", "fatbin.bin"], cwd=tmp_path,
+                   check=True)
+    data = (tmp_path / "fatbin.bin").read_bytes()
+    digests = {hashlib.sha256(data[c.offset:c.offset + c.size]).hexdigest() for c in read_containers(data)}
+    assert digests == {digest for digest, users in manifests.items() if "tool" in users}
+    assert cassc("translate", "vendor.cu", check=False).returncode == 1

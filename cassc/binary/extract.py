@@ -138,6 +138,36 @@ def refuse_linked_binary(path: Path, kind: str) -> InputError:
                       "from (or a static library of them, nvcc -lib) with cassc instead")
 
 
+@dataclass(frozen=True)
+class RegisteredFatbin:
+    """One fatbin container of a linked binary: what one `__cudaRegisterFatBinary` call registers (one
+    translation unit's device code, or a device link's), named by the SHA-256 of its bytes."""
+
+    digest: str
+    module: BinaryModule
+
+
+def registered_fatbins(path: Path) -> list[RegisteredFatbin]:
+    """Each fatbin container of an executable or shared library, as its own module: containers are
+    separate programs (their kernels may share names), registered and loaded one by one."""
+    import hashlib
+
+    data = path.read_bytes()
+    try:
+        host = read_host_object(data, str(path))
+        result = []
+        for section, contents in host.cuda_fatbins:
+            for index, container in enumerate(read_containers(contents)):
+                images = [DeviceImage(section, index, entry) for entry in container.entries]
+                origin = f"{path}[{section} #{index}]"
+                digest = hashlib.sha256(contents[container.offset:container.offset + container.size]).hexdigest()
+                result.append(RegisteredFatbin(digest, BinaryModule(origin, tuple(images),
+                                                                    _kernels(images, host.functions))))
+        return result
+    except (HostObjectError, FatbinFormatError, CubinFormatError) as error:
+        raise InputError(f"{path}: {error}") from error
+
+
 def module_of(data: bytes, origin: str) -> BinaryModule:
     host = read_host_object(data, origin)
     images = [DeviceImage(section, index, entry)

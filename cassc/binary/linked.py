@@ -1,0 +1,131 @@
+"""`cassc translate BINARY`: an nvcc-built executable or shared library's device code, translated ahead of time.
+
+A linked binary carries one fatbin container per translation unit (and per device link), each registered
+by its own `__cudaRegisterFatBinary` call. Each container is translated on its own, for every target, into
+one offload bundle; it is written under the SHA-256 of the container's bytes, with a manifest of its
+kernels' CUDA parameter layouts, into a directory (the cache's `translated/` by default). A runtime that
+is handed the container at registration hashes it and finds its translation there, whatever binary or
+path it came from: a library shared by several programs is translated once, and a replaced binary never
+meets a stale translation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cassc.binary.cached import cached_translation
+from cassc.binary.extract import RegisteredFatbin, built_by_cuda, linked_binary_kind, registered_fatbins
+from cassc.binary.fallback import Fallback
+from cassc.binary.translate import Translation, is_separate, translate_group
+from cassc.cache import Cache
+from cassc.errors import CasscError, InputError
+from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
+
+MANIFEST_SUFFIX = ".json"
+BUNDLE_SUFFIX = ".hipfb"
+
+
+@dataclass
+class TranslatedFatbin:
+    digest: str
+    origin: str
+    kernels: int = 0
+    written: list[Path] = field(default_factory=list)
+    failure: str | None = None
+
+
+def translate_binary(path: Path, offload_archs: tuple[str, ...], output_dir: Path, work_dir: Path, lld: Path,
+                     cache: Cache, fallback: Fallback | None = None) -> list[TranslatedFatbin]:
+    """Translate every fatbin container of `path`; write each one's bundle and manifest into `output_dir`.
+    A container that cannot be translated is reported, and the others are still written."""
+    kind = linked_binary_kind(path)
+    if kind is None:
+        raise InputError(f"{path}: not an executable or shared library with device code nvcc built (objects and "
+                         "static libraries are translated when cassc links them)")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for fatbin in registered_fatbins(path):
+        result = TranslatedFatbin(fatbin.digest, fatbin.module.origin, len(fatbin.module.kernels))
+        try:
+            result.written = _translate_fatbin(fatbin, offload_archs, output_dir, work_dir, lld, cache, fallback)
+        except CasscError as error:
+            result.failure = str(error)
+        results.append(result)
+    return results
+
+
+def _translate_fatbin(fatbin: RegisteredFatbin, offload_archs: tuple[str, ...], output_dir: Path, work_dir: Path,
+                      lld: Path, cache: Cache, fallback: Fallback | None) -> list[Path]:
+    module = fatbin.module
+    if is_separate(module):
+        raise InputError(f"{module.origin}: relocatable device code (-rdc) in a linked binary is not translated yet")
+    if not module.kernels and not module.ptx_images():  # a kernel-less cubin (nvcc's runtime adds one): nothing to run
+        manifest = {"fatbin_sha256": fatbin.digest, "origin": module.origin, "cuda_version": built_by_cuda(module),
+                    "ptx_arch": None, "targets": list(offload_archs), "variables": [], "kernels": []}
+        nothing: list[Path] = []
+        _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(),
+               nothing)
+        return nothing
+    translations: dict[str, Translation] = {}
+    for arch in offload_archs:
+        target_dir = work_dir / fatbin.digest[:16] / arch
+        target_dir.mkdir(parents=True, exist_ok=True)
+
+        def translate(target_dir: Path = target_dir, arch: str = arch) -> Translation:
+            return translate_group([module], target_dir, lld, arch, separate=False, fallback=fallback)
+
+        translation = cached_translation(cache, [module], arch, False, lld, target_dir, translate)
+        if translation.failures:
+            raise InputError(f"{module.origin}: {len(translation.failures)} kernel(s) cannot be translated for "
+                             f"{arch}:\n  " + "\n  ".join(translation.failures.values()))
+        translations[arch] = translation
+    first = translations[offload_archs[0]]
+    written: list[Path] = []
+    bundles: dict[str, str] = {}  # kernel (or "" for the lifter's code object) -> bundle file name
+    if first.code_object:
+        bundles[""] = _write(output_dir / f"{fatbin.digest}{BUNDLE_SUFFIX}",
+                             _bundle({arch: t.code_object for arch, t in translations.items()}), written)
+    for kernel in (k for k in first.kernels if k.from_model):
+        bundles[kernel.name] = _write(output_dir / f"{fatbin.digest}.{kernel.name}{BUNDLE_SUFFIX}",
+                                      _bundle({arch: t.model_code_objects[kernel.name]
+                                               for arch, t in translations.items()}), written)
+    manifest = {
+        "fatbin_sha256": fatbin.digest, "origin": module.origin, "cuda_version": built_by_cuda(module),
+        "ptx_arch": first.ptx_arch, "targets": list(offload_archs), "variables": first.variables,
+        "kernels": [{"name": k.name, "param_offsets": list(k.param_offsets), "param_sizes": list(k.param_sizes),
+                     "param_size": k.param_size, "from_model": k.from_model,
+                     "code_object": bundles[k.name if k.from_model else ""]} for k in first.kernels],
+    }
+    _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(), written)
+    return written
+
+
+def _bundle(code_objects: dict[str, bytes]) -> bytes:
+    return write_bundle([BundleEntry(HOST_TRIPLE, b""),
+                         *(BundleEntry(device_triple(arch), code) for arch, code in code_objects.items())])
+
+
+def _write(path: Path, data: bytes, written: list[Path]) -> str:
+    """Atomically: runtimes of other programs may be reading the directory."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}")
+    staging.write_bytes(data)
+    os.replace(staging, path)
+    written.append(path)
+    return path.name
+
+
+def report(results: list[TranslatedFatbin], output_dir: Path) -> int:
+    """Print one line per fatbin; 1 when any could not be translated."""
+    for result in results:
+        if result.failure:
+            print(f"cassc translate: {result.failure}", file=sys.stderr)
+        else:
+            print(f"cassc translate: {result.origin}: {result.kernels} kernel(s) -> "
+                  f"{output_dir / (result.digest + MANIFEST_SUFFIX)}", file=sys.stderr)
+    if not results:
+        print("cassc translate: no fatbin in the file", file=sys.stderr)
+    return 1 if any(r.failure for r in results) else 0
