@@ -198,3 +198,36 @@ def test_the_cuda_version_that_built_device_code_is_read_from_its_ptx(tmp_path: 
     write(tmp_path / "k.cu", "__global__ void k(int *p) { *p = 1; }\n")
     subprocess.run([NVCC, "-arch=sm_80", "-c", "k.cu"], cwd=tmp_path, check=True)
     assert built_by_cuda(read_binary(tmp_path / "k.o")[0]) == 13000
+
+
+def _parameter_counts(header: Path, prefix: str) -> dict[str, int]:
+    """Each function's number of parameters, from a C header's prototypes."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", header.read_text(), flags=re.S)
+    text = re.sub(r"__dparm\([^()]*\)|__dv\([^()]*\)", "", text)
+    counts: dict[str, int] = {}
+    for name, params in re.findall(rf"\b({prefix}\w+)\s*\(([^;{{()]*(?:\([^()]*\)[^;{{()]*)*)\)\s*;", text):
+        counts.setdefault(name, 0 if params.strip() in ("", "void") else params.count(",") + 1)
+    return counts
+
+
+@needs_cuda
+def test_every_jump_goes_to_a_hip_function_with_cuda_13s_parameters(toolkit: Path) -> None:
+    """A jump passes CUDA's arguments untouched: where CUDA 12/13 changed a call's parameters and HIP kept the
+    old form, the shim must define the call instead."""
+    from cassc.hipify.tables import TABLE_DIR, read_table
+    from cassc.toolkit import exported_functions, runtime_entries
+
+    toolchain = find_toolchain()
+    exported = exported_functions(toolchain.hip_lib_dir / "libamdhip64.so")
+    twins = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "runtime.tsv") if hip in exported}
+    listing = subprocess.run(["nm", "--defined-only", str(toolkit / "lib64" / "libcassc_cudart.a")],
+                             capture_output=True, text=True, check=True).stdout
+    archive_members = listing.split("\n\n")
+    shim = next(member for member in archive_members if "cassc_cudart.o:" in member)
+    defined = {line.split()[-1] for line in shim.splitlines()[1:] if line.split()[1:2] == ["T"]}
+    jumps, _ = runtime_entries(read_rows(CUDART_API_TABLE), twins, exported, defined)
+    cuda = _parameter_counts(CUDA / "include" / "cuda_runtime_api.h", "cuda")
+    hip = _parameter_counts(toolchain.hip_include_dir / "hip_runtime_api.h", "hip")
+    checked = [(c, h) for c, h in jumps if c in cuda and h in hip]
+    assert len(checked) > 150
+    assert [(c, cuda[c], h, hip[h]) for c, h in checked if cuda[c] != hip[h]] == []

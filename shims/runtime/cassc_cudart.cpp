@@ -640,6 +640,116 @@ int cudaInitDevice(int device, unsigned, unsigned) {
   return device >= 0 && device < count ? hipSuccess : hipErrorInvalidDevice;
 }
 
+// CUDA 12 and 13 changed these calls' parameters; HIP 5.2 keeps the CUDA 11 forms, so a jump would pass
+// the wrong arguments. Edge data (CUDA 13's graph edges with ports and types) exists only as the default
+// (all zero) here: nothing else can be added, and what is read back is the default.
+struct cuda_graph_edge_data {
+  unsigned char bytes[8];  // from_port, to_port, type, reserved[5]
+};
+
+bool default_edges(const cuda_graph_edge_data *edges, size_t count) {
+  for (size_t i = 0; edges && i < count; ++i)
+    for (unsigned char byte : edges[i].bytes)
+      if (byte) return false;
+  return true;
+}
+
+void clear_edges(cuda_graph_edge_data *edges, size_t count) {
+  if (edges) std::memset(edges, 0, count * sizeof *edges);
+}
+
+int cudaMallocHost(void **pointer, size_t size) { return hipHostMalloc(pointer, size, 0); }
+
+int cudaGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph, unsigned long long flags) {
+  // CUDA's flags: 1 auto-free on launch (HIP's too); upload, device launch and priorities do not apply here.
+  return hipGraphInstantiateWithFlags(exec, graph, flags & 1);
+}
+
+struct cuda_graph_exec_update_result_info {
+  int result;  // cudaGraphExecUpdateResult: HIP's numbers
+  hipGraphNode_t error_node, error_from_node;
+};
+
+int cudaGraphExecUpdate(hipGraphExec_t exec, hipGraph_t graph, cuda_graph_exec_update_result_info *info) {
+  hipGraphNode_t error_node = nullptr;
+  hipGraphExecUpdateResult result = hipGraphExecUpdateSuccess;
+  hipError_t status = hipGraphExecUpdate(exec, graph, &error_node, &result);
+  if (info) *info = {static_cast<int>(result), error_node, nullptr};
+  return status;
+}
+
+int cudaGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
+                             const cuda_graph_edge_data *edges, size_t count) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipGraphAddDependencies(graph, from, to, count);
+}
+
+int cudaGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
+                                const cuda_graph_edge_data *edges, size_t count) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipGraphRemoveDependencies(graph, from, to, count);
+}
+
+int cudaGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, cuda_graph_edge_data *edges,
+                      size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphGetEdges(graph, from, to, count);
+  if (from) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *dependencies, cuda_graph_edge_data *edges,
+                                 size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphNodeGetDependencies(node, dependencies, count);
+  if (dependencies) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *dependents, cuda_graph_edge_data *edges,
+                                   size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphNodeGetDependentNodes(node, dependents, count);
+  if (dependents) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaStreamGetCaptureInfo(void *stream, hipStreamCaptureStatus *status, unsigned long long *id, hipGraph_t *graph,
+                             const hipGraphNode_t **dependencies, const cuda_graph_edge_data **edges,
+                             size_t *count) {
+  if (edges) *edges = nullptr;  // all edges are default
+  return hipStreamGetCaptureInfo_v2(hip_stream(stream), status, id, graph, dependencies, count);
+}
+
+int cudaStreamUpdateCaptureDependencies(void *stream, hipGraphNode_t *dependencies, const cuda_graph_edge_data *edges,
+                                        size_t count, unsigned flags) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipStreamUpdateCaptureDependencies(hip_stream(stream), dependencies, count, flags);
+}
+
+// CUDA's cudaPointerAttributes is smaller than HIP 5.2's hipPointerAttribute_t (which a jump would write past
+// its end) and numbers memory types differently (CUDA: 0 unregistered, 1 host, 2 device, 3 managed).
+struct cuda_pointer_attributes {
+  int type;
+  int device;
+  void *device_pointer;
+  void *host_pointer;
+};
+
+int cudaPointerGetAttributes(cuda_pointer_attributes *attributes, const void *pointer) {
+  hipPointerAttribute_t hip;
+  hipError_t status = hipPointerGetAttributes(&hip, pointer);
+  if (status == hipErrorInvalidValue && pointer) {  // memory HIP does not know: CUDA reports it unregistered
+    (void)hipGetLastError();
+    *attributes = {0, -2, nullptr, const_cast<void *>(pointer)};
+    return hipSuccess;
+  }
+  if (status != hipSuccess) return status;
+  int type = hip.isManaged ? 3 : hip.memoryType == hipMemoryTypeHost ? 1 : 2;
+  *attributes = {type, hip.device, hip.devicePointer, hip.hostPointer};
+  return hipSuccess;
+}
+
 // CUDA 13 locates prefetches and advice with a cudaMemLocation; HIP 5.2 takes a device ordinal.
 int cudaMemPrefetchAsync(const void *pointer, size_t count, cuda_mem_location location, unsigned, void *stream) {
   return hipMemPrefetchAsync(pointer, count, hip_device_of(location), hip_stream(stream));
