@@ -109,6 +109,16 @@ LAYOUTS = {
                                                                      ("errNode_out", "error_node"),
                                                                      ("result_out", "result")]),
     "cudaMemLocation": ("cuda_mem_location", ["type", "id"]),
+    "cudaMemsetParams": ("cuda_memset_params", [("dst", "dst"), ("pitch", "pitch"), ("value", "value"),
+                                                ("elementSize", "element_size"), ("width", "width"),
+                                                ("height", "height")]),
+    "cudaPointerAttributes": ("cuda_pointer_attributes", [("type", "type"), ("device", "device"),
+                                                          ("devicePointer", "device_pointer"),
+                                                          ("hostPointer", "host_pointer")]),
+    "cudaGraphExecUpdateResultInfo": ("cuda_graph_exec_update_result_info", [("result", "result"),
+                                                                              ("errorNode", "error_node"),
+                                                                              ("errorFromNode", "error_from_node")]),
+    "cudaGraphEdgeData": ("cuda_graph_edge_data", [("from_port", "bytes")]),
 }
 
 

@@ -727,13 +727,56 @@ int cudaStreamUpdateCaptureDependencies(void *stream, hipGraphNode_t *dependenci
   return hipStreamUpdateCaptureDependencies(hip_stream(stream), dependencies, count, flags);
 }
 
-// CUDA's cudaPointerAttributes is smaller than HIP 5.2's hipPointerAttribute_t (which a jump would write past
-// its end) and numbers memory types differently (CUDA: 0 unregistered, 1 host, 2 device, 3 managed).
+// CUDA's cudaMemsetParams orders its fields differently from HIP 5.2's hipMemsetParams.
+struct cuda_memset_params {
+  void *dst;
+  size_t pitch;
+  unsigned value, element_size;
+  size_t width, height;
+};
+
+hipMemsetParams hip_memset_params(const cuda_memset_params *cuda) {
+  hipMemsetParams hip{};
+  hip.dst = cuda->dst;
+  hip.pitch = cuda->pitch;
+  hip.value = cuda->value;
+  hip.elementSize = cuda->element_size;
+  hip.width = cuda->width;
+  hip.height = cuda->height;
+  return hip;
+}
+
+int cudaGraphAddMemsetNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                           size_t count, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphAddMemsetNode(node, graph, dependencies, count, &hip);
+}
+
+int cudaGraphMemsetNodeSetParams(hipGraphNode_t node, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphMemsetNodeSetParams(node, &hip);
+}
+
+int cudaGraphExecMemsetNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphExecMemsetNodeSetParams(exec, node, &hip);
+}
+
+int cudaGraphMemsetNodeGetParams(hipGraphNode_t node, cuda_memset_params *params) {
+  hipMemsetParams hip{};
+  hipError_t status = hipGraphMemsetNodeGetParams(node, &hip);
+  if (status == hipSuccess) *params = {hip.dst, hip.pitch, hip.value, hip.elementSize, hip.width, hip.height};
+  return status;
+}
+
+// CUDA's cudaPointerAttributes has HIP 5.2's first fields, then reserved space where HIP keeps isManaged and
+// its allocation flags, and numbers memory types differently (CUDA: 0 unregistered, 1 host, 2 device, 3 managed).
 struct cuda_pointer_attributes {
   int type;
   int device;
   void *device_pointer;
   void *host_pointer;
+  long reserved[8];
 };
 
 int cudaPointerGetAttributes(cuda_pointer_attributes *attributes, const void *pointer) {
@@ -741,12 +784,12 @@ int cudaPointerGetAttributes(cuda_pointer_attributes *attributes, const void *po
   hipError_t status = hipPointerGetAttributes(&hip, pointer);
   if (status == hipErrorInvalidValue && pointer) {  // memory HIP does not know: CUDA reports it unregistered
     (void)hipGetLastError();
-    *attributes = {0, -2, nullptr, const_cast<void *>(pointer)};
+    *attributes = {0, -2, nullptr, const_cast<void *>(pointer), {}};
     return hipSuccess;
   }
   if (status != hipSuccess) return status;
   int type = hip.isManaged ? 3 : hip.memoryType == hipMemoryTypeHost ? 1 : 2;
-  *attributes = {type, hip.device, hip.devicePointer, hip.hostPointer};
+  *attributes = {type, hip.device, hip.devicePointer, hip.hostPointer, {}};
   return hipSuccess;
 }
 
