@@ -166,19 +166,23 @@ def translate(path: str = typer.Argument(..., help="An executable or shared libr
                                          help="Directory for the translations (default: the cache's translated/)."),
               offload_arch: str = typer.Option("", "--offload-arch",
                                                help="AMD GPU targets, comma-separated (default: CASSC_OFFLOAD_ARCH "
-                                                    "or gfx1100).")) -> None:
+                                                    "or gfx1100)."),
+              with_libraries: bool = typer.Option(False, "--with-libraries",
+                                                  help="Also the nvcc-built shared libraries it needs.")) -> None:
     """Translate every fatbin of a linked nvcc-built binary ahead of time, keyed by the fatbin's content."""
     import tempfile
     from pathlib import Path
 
-    from cassc.binary.linked import report, translate_binary
+    from cassc.binary.linked import report, translate_binary, with_nvcc_built_libraries
     from cassc.cache import Cache
 
     archs = tuple(a for a in offload_arch.split(",") if a) or _offload_archs()
     directory = Path(output) if output else locations.cache_dir() / "translated"
     found = tools.find_toolchain()
+    binaries = with_nvcc_built_libraries(Path(path)) if with_libraries else [Path(path)]
     with tempfile.TemporaryDirectory(prefix="cassc-translate-") as work:
-        results = translate_binary(Path(path), archs, directory, Path(work), found.lld, Cache())
+        results = [result for binary in binaries
+                   for result in translate_binary(binary, archs, directory, Path(work), found.lld, Cache())]
     raise typer.Exit(report(results, directory))
 
 

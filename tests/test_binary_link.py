@@ -225,3 +225,15 @@ def test_translate_writes_every_fatbin_of_a_shared_library_and_an_executable_key
     digests = {hashlib.sha256(data[c.offset:c.offset + c.size]).hexdigest() for c in read_containers(data)}
     assert digests == {digest for digest, users in manifests.items() if "tool" in users}
     assert cassc("translate", "vendor.cu", check=False).returncode == 1
+
+
+def test_translate_with_libraries_follows_the_nvcc_built_shared_libraries_a_program_needs(
+        cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "main.cpp", MAIN)
+    nvcc("-shared", "-Xcompiler", "-fPIC", "vendor.cu", "-o", "libvendor.so", cwd=tmp_path)
+    nvcc("main.cpp", "-L.", "-lvendor", "-Xlinker", "-rpath=$ORIGIN", "-o", "program", cwd=tmp_path)
+    alone = cassc("translate", "program", "-o", "translated").stderr
+    assert "libvendor.so" not in alone
+    followed = cassc("translate", "program", "-o", "translated", "--with-libraries").stderr
+    assert f"{tmp_path}/libvendor.so[.nv_fatbin #1]: 1 kernel(s)" in followed, followed

@@ -58,6 +58,47 @@ def translate_binary(path: Path, offload_archs: tuple[str, ...], output_dir: Pat
     return results
 
 
+def needed_libraries(path: Path) -> list[Path]:
+    """The shared libraries `path` names (DT_NEEDED), found as the dynamic loader finds them: DT_RPATH (when
+    there is no DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, then the system directories; `$ORIGIN` expanded.
+    Those not found are left out (the loader would fail on them, not cassc)."""
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+
+    with path.open("rb") as handle:
+        dynamic = next((s for s in ELFFile(handle).iter_sections() if isinstance(s, DynamicSection)), None)
+        tags = [(tag.entry.d_tag, getattr(tag, "needed", None) or getattr(tag, "rpath", None)
+                 or getattr(tag, "runpath", None)) for tag in dynamic.iter_tags()] if dynamic else []
+    needed = [value for tag, value in tags if tag == "DT_NEEDED"]
+    rpath = [value for tag, value in tags if tag == "DT_RPATH"]
+    runpath = [value for tag, value in tags if tag == "DT_RUNPATH"]
+    origin = str(path.resolve().parent)
+    directories = [d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
+                   for entries in ([] if runpath else rpath) + [os.environ.get("LD_LIBRARY_PATH", "")] + runpath
+                   for d in entries.split(":") if d]
+    directories += SYSTEM_LIBRARY_DIRS
+    found = []
+    for name in needed:
+        candidates = [Path(name)] if "/" in name else [Path(d) / name for d in directories]
+        found += [c for c in candidates if c.is_file()][:1]
+    return found
+
+
+SYSTEM_LIBRARY_DIRS = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
+
+
+def with_nvcc_built_libraries(path: Path) -> list[Path]:
+    """`path` and every nvcc-built shared library it needs, directly or through other libraries."""
+    chosen = [path]
+    pending = [path]
+    while pending:
+        for library in needed_libraries(pending.pop()):
+            if library.resolve() not in {c.resolve() for c in chosen} and linked_binary_kind(library):
+                chosen.append(library)
+                pending.append(library)
+    return chosen
+
+
 def _translate_fatbin(fatbin: RegisteredFatbin, offload_archs: tuple[str, ...], output_dir: Path, work_dir: Path,
                       lld: Path, cache: Cache, fallback: Fallback | None) -> list[Path]:
     module = fatbin.module
