@@ -237,3 +237,12 @@ def test_translate_with_libraries_follows_the_nvcc_built_shared_libraries_a_prog
     assert "libvendor.so" not in alone
     followed = cassc("translate", "program", "-o", "translated", "--with-libraries").stderr
     assert f"{tmp_path}/libvendor.so[.nv_fatbin #1]: 1 kernel(s)" in followed, followed
+
+
+def test_messages_name_the_object_they_are_about(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "managed.cu", "__managed__ int counter = 5;\n__global__ void bump() { atomicAdd(&counter, 1); }\n"
+                                   "int main() { bump<<<1, 32>>>(); cudaDeviceSynchronize(); return counter; }\n")
+    nvcc("-c", "managed.cu", cwd=tmp_path)
+    result = cassc("managed.o", "-o", "app", check=False)
+    assert result.returncode == 1
+    assert "managed.o: PTX line" in result.stderr and "__managed__ variable 'counter'" in result.stderr

@@ -174,6 +174,10 @@ def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int
 
 
 def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | list[str] = ()) -> Variable:
+    if ".attribute" in words and ".managed" in words:
+        declared = words[:words.index("=")] if "=" in words else words
+        raise PtxSyntaxError(f"PTX line {line}: __managed__ variable '{declared[-1]}' (unified memory shared with "
+                             "the host) is not supported yet")
     space = words[0].lstrip(".")
     align = 0
     rest = words[1:]
