@@ -48,7 +48,7 @@ class HostObject:
     functions: frozenset[str]  # names of the functions this file defines (host stubs among them)
     # -rdc objects register through `__cudaRegisterLinkedBinary_<module id>`, which nvcc's device link defines
     linked_registrations: tuple[str, ...] = ()
-    # global and weak symbols it defines and those it needs: what decides whether a link takes an archive member
+    # global and weak symbols it defines and global ones it needs: what decides whether a link takes an archive member
     defined_globals: frozenset[str] = frozenset()
     undefined_globals: frozenset[str] = frozenset()
 
@@ -87,8 +87,12 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
                 for symbol in section.iter_symbols():
                     if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF":
                         functions.add(symbol.name)
-                    if symbol["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK") and symbol.name:
-                        (undefined_globals if symbol["st_shndx"] == "SHN_UNDEF" else defined_globals).add(symbol.name)
+                    # A weak reference pulls in no archive member; a weak definition satisfies references.
+                    bind = symbol["st_info"]["bind"]
+                    if symbol.name and symbol["st_shndx"] == "SHN_UNDEF" and bind == "STB_GLOBAL":
+                        undefined_globals.add(symbol.name)
+                    elif symbol.name and symbol["st_shndx"] != "SHN_UNDEF" and bind in ("STB_GLOBAL", "STB_WEAK"):
+                        defined_globals.add(symbol.name)
                     if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and symbol["st_shndx"] == "SHN_UNDEF":
                         linked.append(symbol.name)
                     if symbol.name.startswith(CUID_SYMBOL_PREFIX):
