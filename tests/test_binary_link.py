@@ -246,3 +246,16 @@ def test_messages_name_the_object_they_are_about(cassc, tmp_path: Path) -> None:
     result = cassc("managed.o", "-o", "app", check=False)
     assert result.returncode == 1
     assert "managed.o: PTX line" in result.stderr and "__managed__ variable 'counter'" in result.stderr
+
+
+def test_translate_device_links_the_rdc_units_of_a_linked_binary_under_nvlinks_fatbin(cassc, tmp_path: Path) -> None:
+    import json
+
+    write(tmp_path / "main.cu", RDC_MAIN)
+    write(tmp_path / "helper.cu", RDC_HELPER)
+    nvcc("-rdc=true", "main.cu", "helper.cu", "-o", "program", cwd=tmp_path)
+    result = cassc("translate", "program", "-o", "translated")
+    lines = [line for line in result.stderr.splitlines() if ": 0 kernel(s)" not in line]
+    assert len(lines) == 1 and "program[__nv_relfatbin #0] + program[__nv_relfatbin #1]: 1 kernel(s)" in lines[0]
+    manifest = json.loads((tmp_path / lines[0].split(" -> ")[1]).read_text())
+    assert [k["name"] for k in manifest["kernels"]] == ["_Z5applyPf"]

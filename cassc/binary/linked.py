@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cassc.binary.cached import cached_translation
-from cassc.binary.extract import RegisteredFatbin, built_by_cuda, linked_binary_kind, registered_fatbins
+from cassc.binary.extract import (BinaryModule, RegisteredFatbin, built_by_cuda, linked_binary_kind,
+                                  registered_fatbins)
 from cassc.binary.fallback import Fallback
 from cassc.binary.translate import Translation, is_separate, translate_group
 from cassc.cache import Cache
@@ -47,14 +48,33 @@ def translate_binary(path: Path, offload_archs: tuple[str, ...], output_dir: Pat
         raise InputError(f"{path}: not an executable or shared library with device code nvcc built (objects and "
                          "static libraries are translated when cassc links them)")
     output_dir.mkdir(parents=True, exist_ok=True)
+    fatbins = registered_fatbins(path)
+    relocatable = [f for f in fatbins if is_separate(f.module)]
+    claimed: dict[str, str] = {}  # -rdc container -> the device-linked container it was translated under
     results = []
-    for fatbin in registered_fatbins(path):
-        result = TranslatedFatbin(fatbin.digest, fatbin.module.origin, len(fatbin.module.kernels))
+    for fatbin in fatbins:
+        if is_separate(fatbin.module):
+            continue
+        modules, separate = [fatbin.module], False
+        if fatbin.module.kernels and not fatbin.module.ptx_images() and relocatable:
+            # nvlink's output: linked SASS of the -rdc units, whose PTX the binary keeps in __nv_relfatbin. It is
+            # what the program registers; its translation is those units' PTX, device-linked as cassc's link does.
+            linked_kernels = {k.name for k in fatbin.module.kernels}
+            units = [r for r in relocatable if {k.name for k in r.module.kernels} <= linked_kernels]
+            modules, separate = [r.module for r in units], True
+            claimed.update({r.digest: fatbin.digest for r in units})
+        result = TranslatedFatbin(fatbin.digest, " + ".join(m.origin for m in modules))
         try:
-            result.written = _translate_fatbin(fatbin, offload_archs, output_dir, work_dir, lld, cache, fallback)
+            result.written, result.kernels = _translate_fatbin(fatbin, modules, separate, offload_archs, output_dir,
+                                                               work_dir, lld, cache, fallback)
         except CasscError as error:
             result.failure = str(error)
         results.append(result)
+    for unit in relocatable:
+        if unit.digest not in claimed:
+            results.append(TranslatedFatbin(unit.digest, unit.module.origin, len(unit.module.kernels),
+                                            failure=f"{unit.module.origin}: relocatable device code (-rdc) that no "
+                                                    "device-linked fatbin of the file holds"))
     return results
 
 
@@ -99,29 +119,31 @@ def with_nvcc_built_libraries(path: Path) -> list[Path]:
     return chosen
 
 
-def _translate_fatbin(fatbin: RegisteredFatbin, offload_archs: tuple[str, ...], output_dir: Path, work_dir: Path,
-                      lld: Path, cache: Cache, fallback: Fallback | None) -> list[Path]:
+def _translate_fatbin(fatbin: RegisteredFatbin, modules: list[BinaryModule], separate: bool,
+                      offload_archs: tuple[str, ...], output_dir: Path, work_dir: Path, lld: Path, cache: Cache,
+                      fallback: Fallback | None) -> tuple[list[Path], int]:
+    """Translate `modules` (the container's own, or the -rdc units a device-linked container holds) and write
+    them under the container's digest; (the files written, how many kernels)."""
     module = fatbin.module
-    if is_separate(module):
-        raise InputError(f"{module.origin}: relocatable device code (-rdc) in a linked binary is not translated yet")
+    origin = " + ".join(m.origin for m in modules)
     if not module.kernels and not module.ptx_images():  # a kernel-less cubin (nvcc's runtime adds one): nothing to run
-        manifest = {"fatbin_sha256": fatbin.digest, "origin": module.origin, "cuda_version": built_by_cuda(module),
+        manifest = {"fatbin_sha256": fatbin.digest, "origin": origin, "cuda_version": built_by_cuda(module),
                     "ptx_arch": None, "targets": list(offload_archs), "variables": [], "kernels": []}
         nothing: list[Path] = []
         _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(),
                nothing)
-        return nothing
+        return nothing, 0
     translations: dict[str, Translation] = {}
     for arch in offload_archs:
         target_dir = work_dir / fatbin.digest[:16] / arch
         target_dir.mkdir(parents=True, exist_ok=True)
 
         def translate(target_dir: Path = target_dir, arch: str = arch) -> Translation:
-            return translate_group([module], target_dir, lld, arch, separate=False, fallback=fallback)
+            return translate_group(modules, target_dir, lld, arch, separate=separate, fallback=fallback)
 
-        translation = cached_translation(cache, [module], arch, False, lld, target_dir, translate)
+        translation = cached_translation(cache, modules, arch, separate, lld, target_dir, translate)
         if translation.failures:
-            raise InputError(f"{module.origin}: {len(translation.failures)} kernel(s) cannot be translated for "
+            raise InputError(f"{origin}: {len(translation.failures)} kernel(s) cannot be translated for "
                              f"{arch}:\n  " + "\n  ".join(translation.failures.values()))
         translations[arch] = translation
     first = translations[offload_archs[0]]
@@ -135,14 +157,14 @@ def _translate_fatbin(fatbin: RegisteredFatbin, offload_archs: tuple[str, ...], 
                                       _bundle({arch: t.model_code_objects[kernel.name]
                                                for arch, t in translations.items()}), written)
     manifest = {
-        "fatbin_sha256": fatbin.digest, "origin": module.origin, "cuda_version": built_by_cuda(module),
+        "fatbin_sha256": fatbin.digest, "origin": origin, "cuda_version": min(built_by_cuda(m) for m in modules),
         "ptx_arch": first.ptx_arch, "targets": list(offload_archs), "variables": first.variables,
         "kernels": [{"name": k.name, "param_offsets": list(k.param_offsets), "param_sizes": list(k.param_sizes),
                      "param_size": k.param_size, "from_model": k.from_model,
                      "code_object": bundles[k.name if k.from_model else ""]} for k in first.kernels],
     }
     _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(), written)
-    return written
+    return written, len(first.kernels)
 
 
 def _bundle(code_objects: dict[str, bytes]) -> bytes:
