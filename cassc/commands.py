@@ -180,9 +180,14 @@ def translate(path: str = typer.Argument(..., help="An executable or shared libr
     directory = Path(output) if output else locations.cache_dir() / "translated"
     found = tools.find_toolchain()
     binaries = with_nvcc_built_libraries(Path(path)) if with_libraries else [Path(path)]
+    from cassc.binary.fallback import configured_fallback
+    from cassc.repair.hook import ModelRepairer
+
+    cache = Cache()
+    fallback = configured_fallback(ModelRepairer(cache), found.clang)  # for kernels the lifter refuses
     with tempfile.TemporaryDirectory(prefix="cassc-translate-") as work:
         results = [result for binary in binaries
-                   for result in translate_binary(binary, archs, directory, Path(work), found.lld, Cache())]
+                   for result in translate_binary(binary, archs, directory, Path(work), found.lld, cache, fallback)]
     raise typer.Exit(report(results, directory))
 
 

@@ -355,11 +355,11 @@ def _is_archive(path: Path) -> bool:
 
 def _model_fallback(ctx: Context) -> Fallback | None:
     """The configured repair model, for kernels the binary path's lifter cannot translate."""
-    if not isinstance(ctx.repairer, ModelRepairer) or ctx.repairer.configured().model is None:
+    if not isinstance(ctx.repairer, ModelRepairer):
         return None
-    from cassc.binary.fallback import Fallback
+    from cassc.binary.fallback import configured_fallback
 
-    return Fallback(ctx.repairer.model, ctx.repairer.configured().max_answer_tokens, ctx.toolchain.clang)
+    return configured_fallback(ctx.repairer, ctx.toolchain.clang)
 
 
 def _nvcc_built_inputs(objects: list[Path], hosts: list[tuple[str, HostObject]]) -> list[Path]:
