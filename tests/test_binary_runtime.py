@@ -241,3 +241,28 @@ def test_every_jump_goes_to_a_hip_function_with_cuda_13s_parameters(toolkit: Pat
     checked = [(c, h) for c, h in jumps if c in cuda and h in hip]
     assert len(checked) > 150
     assert [(c, cuda[c], h, hip[h]) for c, h in checked if cuda[c] != hip[h]] == []
+
+
+def test_cuda_get_driver_entry_point_answers_with_the_driver_apis_hip_twins(toolkit: Path, tmp_path: Path) -> None:
+    write(tmp_path / "entry.c", r"""
+#include <stdio.h>
+extern int cudaGetDriverEntryPoint(const char *, void **, unsigned long long, int *);
+extern int hipDriverGetVersion(int *);
+int main(void) {
+  void *function = 0;
+  int status = -1, ours = -1, hips = -1;
+  int result = cudaGetDriverEntryPoint("cuDriverGetVersion", &function, 0, &status);
+  int (*version)(int *) = (int (*)(int *))function;
+  int code = version ? version(&ours) : -1;
+  int expected = hipDriverGetVersion(&hips);
+  printf("%d %d %d %d\n", result, status, code == expected, ours == hips);
+  result = cudaGetDriverEntryPoint("cuNoSuchCall", &function, 0, &status);
+  printf("%d %d %d\n", result, status, function == 0);
+  return 0;
+}
+""")
+    toolchain = find_toolchain()
+    subprocess.run([str(toolchain.clang), "-x", "c", "entry.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+                    f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "entry"], cwd=tmp_path, check=True)
+    printed = subprocess.run(["./entry"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert printed.splitlines() == ["0 0 1 1", "0 1 1"]

@@ -640,6 +640,39 @@ int cudaInitDevice(int device, unsigned, unsigned) {
   return device >= 0 && device < count ? hipSuccess : hipErrorInvalidDevice;
 }
 
+// The driver API's entry points: toolkit.py generates CASSC_DRIVER_ENTRIES from driver.tsv, a
+// {name, address of the HIP twin} row for every driver function whose twin libamdhip64 exports.
+struct cassc_driver_entry {
+  const char *name;
+  void (*function)();
+};
+#ifdef CASSC_DRIVER_ENTRIES
+#include CASSC_DRIVER_ENTRIES
+#else
+static const cassc_driver_entry driver_entry_points[] = {{"", nullptr}};
+#endif
+
+// cuGetProcAddress's names are the base names (cuMemAlloc for cuMemAlloc_v2): try the versions after it.
+static void *driver_entry_point(const char *symbol) {
+  const std::string base = symbol;
+  for (const std::string &name : {base, base + "_v2", base + "_v3"})
+    for (const cassc_driver_entry &entry : driver_entry_points)
+      if (entry.function && name == entry.name) return reinterpret_cast<void *>(entry.function);
+  return nullptr;
+}
+
+int cudaGetDriverEntryPoint(const char *symbol, void **function, unsigned long long, int *status) {
+  if (!symbol || !function) return hipErrorInvalidValue;
+  *function = driver_entry_point(symbol);
+  if (status) *status = *function ? 0 : 1;  // cudaDriverEntryPointSuccess / cudaDriverEntryPointSymbolNotFound
+  return hipSuccess;
+}
+
+int cudaGetDriverEntryPointByVersion(const char *symbol, void **function, unsigned, unsigned long long flags,
+                                     int *status) {
+  return cudaGetDriverEntryPoint(symbol, function, flags, status);
+}
+
 // CUDA 12 and 13 changed these calls' parameters; HIP 5.2 keeps the CUDA 11 forms, so a jump would pass
 // the wrong arguments. Edge data (CUDA 13's graph edges with ports and types) exists only as the default
 // (all zero) here: nothing else can be added, and what is read back is the default.
