@@ -259,3 +259,65 @@ def test_translate_device_links_the_rdc_units_of_a_linked_binary_under_nvlinks_f
     assert len(lines) == 1 and "program[__nv_relfatbin #0] + program[__nv_relfatbin #1]: 1 kernel(s)" in lines[0]
     manifest = json.loads((tmp_path / lines[0].split(" -> ")[1]).read_text())
     assert [k["name"] for k in manifest["kernels"]] == ["_Z5applyPf"]
+
+
+RUNTIME_CALLS = r"""
+#include <cstdio>
+__global__ void fill(float *p, float v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }
+void CUDART_CB host_side(void *data) { *static_cast<int *>(data) = 1; }
+int main() {
+  float *p;
+  cudaMalloc(&p, 1024 * sizeof(float));
+  cudaLaunchConfig_t config = {};
+  config.gridDim = 4; config.blockDim = 256;
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeCooperative; attribute.val.cooperative = 1;
+  config.attrs = &attribute; config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, fill, p, 1.0f);
+  void *args[] = {&p, &config};
+  cudaLaunchCooperativeKernel((void *)fill, 4, 256, args, 0, 0);
+  int min_grid = 0, block = 0;
+  cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, fill);
+  cudaFuncAttributes attributes;
+  cudaFuncGetAttributes(&attributes, fill);
+  cudaDeviceSetLimit(cudaLimitStackSize, 4096);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  cudaStreamAttrValue window = {};
+  cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &window);
+  cudaCtxResetPersistingL2Cache();
+  int flag = 0;
+  cudaLaunchHostFunc(stream, host_side, &flag);
+  cudaGraph_t graph;
+  cudaGraphCreate(&graph, 0);
+  cudaMemAllocNodeParams alloc = {};
+  alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+  alloc.bytesize = 4096;
+  cudaGraphNode_t allocated, freed, kernel;
+  cudaGraphAddMemAllocNode(&allocated, graph, nullptr, 0, &alloc);
+  cudaKernelNodeParams launch = {(void *)fill, dim3(4), dim3(256), 0, args, nullptr};
+  cudaGraphAddKernelNode(&kernel, graph, &allocated, 1, &launch);
+  cudaGraphAddMemFreeNode(&freed, graph, &kernel, 1, alloc.dptr);
+  cudaGraphExec_t exec;
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphUpload(exec, stream);
+  cudaGraphLaunch(exec, stream);
+  size_t used = 0;
+  cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used);
+  cudaStreamSynchronize(stream);
+  std::printf("%d %d\n", flag, block);
+}
+"""
+
+
+def test_the_runtime_calls_host_code_makes_all_link(cassc, tmp_path: Path) -> None:
+    """The calls the binary path lacked on real programs (graphs with memory nodes and upload, host functions,
+    limits, stream attributes, L2 persistence, cudaLaunchKernelEx, cooperative launch, occupancy) link and
+    leave no CUDA name undefined."""
+    write(tmp_path / "calls.cu", RUNTIME_CALLS)
+    nvcc("-c", "calls.cu", cwd=tmp_path)
+    cassc("calls.o", "-o", "calls")
+    undefined = subprocess.run(["nm", "-u", "calls"], cwd=tmp_path, capture_output=True, text=True,
+                               check=True).stdout
+    assert [name for name in undefined.split() if name.startswith(("cuda", "__cuda"))] == []
