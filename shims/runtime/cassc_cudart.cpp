@@ -451,21 +451,38 @@ struct cuda_kernel_node_params {
   void **extra;
 };
 
-int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
-                           size_t dependency_count, const cuda_kernel_node_params *params) {
+}  // extern "C"
+
+namespace {
+
+// A translated kernel's graph node: what it was given, and its parameter buffer, which the captured launch
+// refers to (kept for the program's lifetime, as the graph may be).
+struct KernelNode {
+  cuda_kernel_node_params params;
+  ParameterBuffer *buffer;
+  std::vector<void *> arguments;  // pointers into the buffer: the kernelParams GetParams returns
+};
+
+struct KernelNodes {
+  std::mutex lock;
+  std::map<hipGraphNode_t, KernelNode> nodes;
+};
+
+KernelNodes &kernel_nodes() {
+  static KernelNodes *instance = new KernelNodes;
+  return *instance;
+}
+
+// The launch of `params` captured into a graph of its own; records the node data in `recorded`.
+hipError_t captured_launch(const cuda_kernel_node_params *params, hipGraph_t *launch_graph, KernelNode *recorded) {
   Kernel *kernel = kernel_for(params->func);
   if (!kernel) return hipErrorInvalidDeviceFunction;
   if (!params->kernel_params) return hipErrorInvalidValue;  // the "extra" form is the driver API's
-  // The captured launch refers to its parameter buffer: kept for the program's lifetime, as the graph may be.
-  static std::mutex buffers_lock;
-  static std::vector<ParameterBuffer *> *buffers = new std::vector<ParameterBuffer *>;
   ParameterBuffer *buffer = new ParameterBuffer(kernel->layout, params->kernel_params);
-  {
-    std::lock_guard<std::mutex> guard(buffers_lock);
-    buffers->push_back(buffer);
-  }
+  *recorded = KernelNode{*params, buffer, {}};
+  for (unsigned i = 0; i < kernel->layout->param_count; ++i)
+    recorded->arguments.push_back(buffer->bytes.data() + kernel->layout->offsets[i]);
   hipStream_t stream = nullptr;
-  hipGraph_t launch_graph = nullptr;
   hipError_t status = hipStreamCreateWithFlags(&stream, hipStreamNonBlocking);
   if (status != hipSuccess) return status;
   status = hipStreamBeginCapture(stream, hipStreamCaptureModeRelaxed);
@@ -475,13 +492,73 @@ int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGrap
     hipError_t launched = hipModuleLaunchKernel(kernel->function, params->grid.x, params->grid.y, params->grid.z,
                                                 params->block.x, params->block.y, params->block.z, params->shared,
                                                 stream, nullptr, extra);
-    status = hipStreamEndCapture(stream, &launch_graph);
+    status = hipStreamEndCapture(stream, launch_graph);
     if (launched != hipSuccess) status = launched;
   }
-  if (status == hipSuccess)
-    status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
-  if (launch_graph) (void)hipGraphDestroy(launch_graph);
   (void)hipStreamDestroy(stream);
+  return status;
+}
+
+void remember(hipGraphNode_t node, KernelNode recorded) {
+  KernelNodes &nodes = kernel_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  nodes.nodes[node] = std::move(recorded);
+}
+
+}  // namespace
+
+extern "C" {
+
+int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                           size_t dependency_count, const cuda_kernel_node_params *params) {
+  hipGraph_t launch_graph = nullptr;
+  KernelNode recorded{};
+  hipError_t status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess) status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
+  if (status == hipSuccess) remember(*node, std::move(recorded));
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  return status;
+}
+
+// CUDA's kernel-node calls on a translated kernel's node (HIP 5.2's hipKernelNodeParams also orders its fields
+// differently from CUDA's, so no jump would do): the recorded parameters; a change captures the new launch.
+int cudaGraphKernelNodeGetParams(hipGraphNode_t node, cuda_kernel_node_params *params) {
+  KernelNodes &nodes = kernel_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.nodes.find(node);
+  if (found == nodes.nodes.end()) return hipErrorInvalidValue;
+  *params = found->second.params;
+  params->kernel_params = found->second.arguments.data();
+  params->extra = nullptr;
+  return hipSuccess;
+}
+
+int cudaGraphKernelNodeSetParams(hipGraphNode_t node, const cuda_kernel_node_params *params) {
+  hipGraph_t child = nullptr, launch_graph = nullptr;
+  hipError_t status = hipGraphChildGraphNodeGetGraph(node, &child);
+  if (status != hipSuccess) return hipErrorInvalidValue;  // not a node of a translated kernel
+  KernelNode recorded{};
+  status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess) {  // the node owns its child graph: replace what it holds
+    size_t count = 0;
+    status = hipGraphGetNodes(child, nullptr, &count);
+    std::vector<hipGraphNode_t> old(count);
+    if (status == hipSuccess && count) status = hipGraphGetNodes(child, old.data(), &count);
+    for (size_t i = 0; status == hipSuccess && i < count; ++i) status = hipGraphDestroyNode(old[i]);
+    hipGraphNode_t launch = nullptr;
+    if (status == hipSuccess) status = hipGraphAddChildGraphNode(&launch, child, nullptr, 0, launch_graph);
+  }
+  if (status == hipSuccess) remember(node, std::move(recorded));
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  return status;
+}
+
+int cudaGraphExecKernelNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node, const cuda_kernel_node_params *params) {
+  hipGraph_t launch_graph = nullptr;
+  KernelNode recorded{};
+  hipError_t status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess) status = hipGraphExecChildGraphNodeSetParams(exec, node, launch_graph);
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
   return status;
 }
 
