@@ -321,3 +321,13 @@ def test_the_runtime_calls_host_code_makes_all_link(cassc, tmp_path: Path) -> No
     undefined = subprocess.run(["nm", "-u", "calls"], cwd=tmp_path, capture_output=True, text=True,
                                check=True).stdout
     assert [name for name in undefined.split() if name.startswith(("cuda", "__cuda"))] == []
+
+
+def test_invalid_ir_names_the_function_it_is_in() -> None:
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+    from cassc.errors import CompileError
+
+    with pytest.raises(CompileError, match="in function _Z6brokeni: LLVM IR parsing error"):
+        optimized_module("define void @fine() {\n  ret void\n}\ndefine i32 @_Z6brokeni(i32 %a) {\n  ret i64 %a\n}\n",
+                         AMDGPU)
