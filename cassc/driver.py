@@ -304,7 +304,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
     trailing: list[Path] = []
     if any(host.has_cuda_device_code for _, host in hosts):
         from cassc.binary.extract import read_binary
-        from cassc.binary.members import taken_by_host_link, taken_modules
+        from cassc.binary.members import refuse_device_side_launches, taken_by_host_link, taken_modules
         from cassc.binary.splice import translate_and_splice
 
         modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
@@ -315,6 +315,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         taken_hosts = [(name, host) for name, host in hosts if name in taken]
         _refuse_nvidia_device_link_objects(taken_hosts)
         modules = [m for m in taken_modules(modules, taken) if not _device_linked_by(m, taken_hosts)]
+        refuse_device_side_launches(modules)
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
                                               _model_fallback(ctx), ctx.cache))
@@ -462,6 +463,7 @@ def _device_link_nvcc_objects(ctx: Context, objects: list[Path], hosts: list[tup
     translated and linked, the `__cudaRegisterLinkedBinary_*` functions they register through, and the shim
     runtime, so that a host link of the objects and this one (by cassc, or by g++ with -lcudart) runs them."""
     from cassc.binary.extract import read_binary
+    from cassc.binary.members import refuse_device_side_launches
     from cassc.binary.splice import translate_and_splice
     from cassc.binary.translate import is_separate
 
@@ -470,6 +472,7 @@ def _device_link_nvcc_objects(ctx: Context, objects: list[Path], hosts: list[tup
     _refuse_nvidia_device_link_objects(hosts)
     modules = [module for path in _nvcc_built_inputs(objects, hosts) for module in read_binary(path)]
     separate = [module for module in modules if is_separate(module)]
+    refuse_device_side_launches(separate)
     if not separate:
         raise InputError(f"{', '.join(m.origin for m in modules)}: no relocatable device code (-rdc) to device-link; "
                          "link the objects directly (cassc translates whole-program objects at the link)")

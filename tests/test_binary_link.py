@@ -331,3 +331,14 @@ def test_invalid_ir_names_the_function_it_is_in() -> None:
     with pytest.raises(CompileError, match="in function _Z6brokeni: LLVM IR parsing error"):
         optimized_module("define void @fine() {\n  ret void\n}\ndefine i32 @_Z6brokeni(i32 %a) {\n  ret i64 %a\n}\n",
                          AMDGPU)
+
+
+def test_dynamic_parallelism_is_refused_by_name_not_through_nvidias_device_runtime(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "dp.cu", "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+                              "__global__ void parent(int *p) { if (threadIdx.x == 0) child<<<1, 32>>>(p); }\n"
+                              "int main() { int *p; cudaMalloc(&p, 128); parent<<<1, 32>>>(p); }\n")
+    nvcc("-rdc=true", "-c", "dp.cu", cwd=tmp_path)
+    result = cassc("dp.o", "-L/usr/local/cuda/lib64", "-lcudadevrt", "-o", "app", check=False)
+    assert result.returncode == 1
+    assert "dp.o launches kernels from device code (dynamic parallelism" in result.stderr
+    assert "cuda_device_runtime" not in result.stderr

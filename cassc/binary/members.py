@@ -15,12 +15,27 @@ import re
 
 from cassc.binary.extract import BinaryModule
 from cassc.binary.translate import is_separate
+from cassc.errors import InputError
 from cassc.formats.host_object import HostObject
 
 # PTX module-scope declarations: `.extern .func (.param .b32 r) name(` or `.visible .global .align 4 .b32 name[4];`
 _PTX_FUNCTION = re.compile(r"^\s*(\.extern|\.visible|\.weak)\s+\.func\s+(?:\([^)]*\)\s*)?([\w$.]+)", re.MULTILINE)
 _PTX_VARIABLE = re.compile(r"^\s*(\.extern|\.visible|\.weak)\s+\.(?:global|const)\b[^;=]*?([\w$.]+)\s*(?:\[[^\]]*\]\s*)*[;=]",
                            re.MULTILINE)
+
+
+# A kernel launch in device code (dynamic parallelism) calls the device runtime's launch ABI, which NVIDIA's
+# libcudadevrt.a implements: cudaGetParameterBuffer[V2] / cudaLaunchDevice[V2], __cudaCDP2* since CUDA 12.
+_DEVICE_LAUNCH_API = re.compile(r"(?:__cudaCDP2|cuda)(?:GetParameterBuffer|LaunchDevice)(?:V2)?")
+
+
+def refuse_device_side_launches(modules: list[BinaryModule]) -> None:
+    """Dynamic parallelism has no translation: say so by name, before NVIDIA's device runtime is lifted."""
+    for module in modules:
+        calls = sorted(name for name in _device_symbols(module)[1] if _DEVICE_LAUNCH_API.fullmatch(name))
+        if calls:
+            raise InputError(f"{module.origin} launches kernels from device code (dynamic parallelism: "
+                             f"{', '.join(calls)}), which cassc does not translate")
 
 
 def taken_by_host_link(hosts: list[tuple[str, HostObject]], members: set[str]) -> set[str]:
