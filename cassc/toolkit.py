@@ -49,6 +49,10 @@ CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
 CUDART_STATIC_ARCHIVE = "libcassc_cudart_jumps.a"
 SHIM_RUNTIME = "libcassc_cudart.a"
+# The binary path's runtime as NVIDIA's shared libcudart, for nvcc-built `-cudart shared` programs
+# (LD_LIBRARY_PATH=<toolkit>/lib64/cassc-run): one per CUDA major those programs may have been built by.
+SHARED_RUNTIME_DIR = "cassc-run"
+NVIDIA_CUDART_MAJORS = (12, 13)
 # Every CUDA runtime API function and what the shim runtime does for it (see the table's header).
 CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
 NOT_SUPPORTED = 801  # cudaErrorNotSupported
@@ -207,7 +211,7 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDART_SONAME, *openmp)))
     (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
-    _shim_runtime(runtime, driver, work, lib64 / SHIM_RUNTIME, toolchain, exported)
+    _shim_runtime(runtime, driver, work, lib64, toolchain, exported)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
         installed = toolchain.hip_lib_dir / f"lib{hip}.so"
         if hip != "amdhip64" and installed.exists():
@@ -215,18 +219,33 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     shutil.rmtree(work)
 
 
-def _shim_runtime(runtime: list[tuple[str, str]], driver: list[tuple[str, str]], work: Path, output: Path,
+def _shim_runtime(runtime: list[tuple[str, str]], driver: list[tuple[str, str]], work: Path, lib64: Path,
                   toolchain: Toolchain, exported: set[str]) -> None:
-    shim = work / "cassc_cudart.o"
+    """libcassc_cudart.a, the runtime the binary path links in; and the same runtime as NVIDIA's shared
+    libcudart (`cassc-run/libcudart.so.<major>`, its soname and symbol version), which finds `cassc
+    translate`'s output for the fatbins an nvcc-built `-cudart shared` program registers."""
     driver_entries = work / "driver_entries.inc"
     driver_entries.write_text(driver_entry_table(driver))
-    run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
-         f"-DCASSC_DRIVER_ENTRIES=\"{driver_entries}\"", f"-I{toolchain.hip_include_dir.parent}", "-c",
-         str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp"), "-o", str(shim)])
+    compile_shim = [str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
+                    f"-DCASSC_DRIVER_ENTRIES=\"{driver_entries}\"", f"-I{toolchain.hip_include_dir.parent}", "-c",
+                    str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp")]
+    shim = work / "cassc_cudart.o"
+    run([*compile_shim, "-o", str(shim)])
     defined = defined_functions(shim)
     jumps, stubs = runtime_entries(read_rows(CUDART_API_TABLE), dict(runtime), exported, defined)
     entries = _assemble(jump_table(jumps) + stub_table(stubs), work / "shim-entries.o", toolchain)
-    run([str(toolchain.archiver), "qc", str(output), str(shim), str(entries)])
+    run([str(toolchain.archiver), "qc", str(lib64 / SHIM_RUNTIME), str(shim), str(entries)])
+    looking_up = work / "cassc_cudart_lookup.o"
+    run([*compile_shim, "-DCASSC_TRANSLATION_LOOKUP", "-o", str(looking_up)])
+    (lib64 / SHARED_RUNTIME_DIR).mkdir()
+    rpath = [f"-Wl,-rpath,{toolchain.hip_lib_dir}"] if toolchain.kind == "rocm" else []
+    for major in NVIDIA_CUDART_MAJORS:
+        soname = f"libcudart.so.{major}"
+        version_script = work / f"{soname}.map"
+        version_script.write_text(f"{soname} {{ global: *; }};\n")  # NVIDIA's symbol version: what binaries ask for
+        run([str(toolchain.clang), "-shared", f"-Wl,-soname,{soname}", f"-Wl,--version-script,{version_script}",
+             "-Wl,--no-undefined", str(looking_up), str(entries), "-o", str(lib64 / SHARED_RUNTIME_DIR / soname),
+             f"-L{toolchain.hip_lib_dir}", "-lamdhip64", *rpath])
 
 
 def runtime_entries(api: list[tuple[str, str, int, list[str]]], twins: dict[str, str], exported: set[str],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -342,3 +343,20 @@ def test_dynamic_parallelism_is_refused_by_name_not_through_nvidias_device_runti
     assert result.returncode == 1
     assert "dp.o launches kernels from device code (dynamic parallelism" in result.stderr
     assert "cuda_device_runtime" not in result.stderr
+
+
+def test_cassc_run_gives_an_nvcc_built_shared_runtime_program_its_translations(cassc, tmp_path: Path) -> None:
+    """An nvcc-built `-cudart shared` program runs against cassc's libcudart, which finds each fatbin's
+    translation by content at registration. Without an AMD GPU the first launch stops at loading the code
+    object: everything before it (every symbol, the registration, the lookup) has run."""
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "main.cpp", MAIN)
+    nvcc("-cudart", "shared", "vendor.cu", "main.cpp", "-o", "program", cwd=tmp_path)
+    result = cassc("run", "program", "--an-argument", env={"CASSC_RUNTIME_VERBOSE": "1"}, check=False)
+    assert "cassc translate: program[.nv_fatbin #1]: 1 kernel(s)" in result.stderr, result.stderr
+    assert re.search(r"cassc runtime: fatbin [0-9a-f]{64}: 1 kernel\(s\) from ", result.stderr), result.stderr
+    assert "symbol lookup error" not in result.stderr and "version `libcudart" not in result.stderr
+    assert "cannot load the translated device code" in result.stderr  # no AMD GPU here
+    nvcc("vendor.cu", "main.cpp", "-o", "static_runtime", cwd=tmp_path)
+    refused = cassc("run", "static_runtime", check=False)
+    assert refused.returncode == 1 and "rebuild it with -cudart shared" in refused.stderr

@@ -29,6 +29,10 @@ def nvidia_runtime_functions() -> set[str]:
     return {line.split()[2].split("@")[0] for line in listing.splitlines() if line.split()[1] == "T"}
 
 
+def runtime_archive(toolkit: Path) -> str:
+    return str(toolkit / "lib64" / "libcassc_cudart.a")
+
+
 @pytest.fixture
 def toolkit(cassc) -> Path:
     exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
@@ -57,7 +61,7 @@ def test_every_runtime_function_resolves_in_a_link_against_the_shim_runtime(tool
     source += "int main(void) { return entries[0] == 0; }\n"
     write(tmp_path / "all.c", source)
     toolchain = find_toolchain()
-    linked = subprocess.run([str(toolchain.clang), "-x", "c", "all.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+    linked = subprocess.run([str(toolchain.clang), "-x", "c", "all.c", "-x", "none", runtime_archive(toolkit),
                              f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "all"],
                             cwd=tmp_path, capture_output=True, text=True)
     assert linked.returncode == 0, linked.stderr[-3000:]
@@ -85,7 +89,7 @@ def test_runtime_functions_without_a_hip_twin_return_cudas_documented_results(to
     declarations = "".join(f"extern int {call.split('(')[0]}();\n" for call, _ in DOCUMENTED_RESULTS)
     write(tmp_path / "calls.c", f"#include <stdio.h>\n{declarations}int main(void) {{\n{calls}  return 0;\n}}\n")
     toolchain = find_toolchain()
-    subprocess.run([str(toolchain.clang), "-x", "c", "calls.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+    subprocess.run([str(toolchain.clang), "-x", "c", "calls.c", "-x", "none", runtime_archive(toolkit),
                     f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "calls"], cwd=tmp_path, check=True)
     printed = subprocess.run(["./calls"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
     assert [int(value) for value in printed] == [result for _, result in DOCUMENTED_RESULTS]
@@ -187,8 +191,9 @@ def test_older_cudas_device_prop_layouts_have_their_sizes(tmp_path: Path) -> Non
                                   "offsetof(cassc_cuda12_device_prop, clockRate), cuda12_prop_size(11080), "
                                   "cuda12_prop_size(10020)); }\n")
     toolchain = find_toolchain()
-    subprocess.run([str(toolchain.clang), "-std=c++17", "-D__HIP_PLATFORM_AMD__", f"-I{toolchain.hip_include_dir.parent}",
-                    "sizes.cpp", f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-o", "sizes"], cwd=tmp_path, check=True)
+    subprocess.run([str(toolchain.clang), "-std=c++17", "-D__HIP_PLATFORM_AMD__",
+                    f"-I{toolchain.hip_include_dir.parent}", "sizes.cpp", f"-L{toolchain.hip_lib_dir}", "-lamdhip64",
+                    "-o", "sizes"], cwd=tmp_path, check=True)
     printed = subprocess.run(["./sizes"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert printed.split() == ["1032", "348", "728", "712"]
 
@@ -262,7 +267,7 @@ int main(void) {
 }
 """)
     toolchain = find_toolchain()
-    subprocess.run([str(toolchain.clang), "-x", "c", "entry.c", "-x", "none", str(toolkit / "lib64" / "libcassc_cudart.a"),
+    subprocess.run([str(toolchain.clang), "-x", "c", "entry.c", "-x", "none", runtime_archive(toolkit),
                     f"-L{toolchain.hip_lib_dir}", "-lamdhip64", "-lstdc++", "-o", "entry"], cwd=tmp_path, check=True)
     printed = subprocess.run(["./entry"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert printed.splitlines() == ["0 0 1 1", "0 1 1"]

@@ -19,7 +19,7 @@ from cassc.binary.extract import BinaryModule
 from cassc.binary.translate import TranslatedKernel, Translation
 from cassc.cache import Cache, digest
 
-_SOURCES = sorted((Path(__file__).parent).glob("*.py")) + sorted((Path(__file__).parent.parent / "formats").glob("*.py"))
+_SOURCES = sorted(Path(__file__).parent.glob("*.py")) + sorted((Path(__file__).parent.parent / "formats").glob("*.py"))
 _CODE_OBJECT = "code-object.hsaco"
 
 
@@ -49,8 +49,9 @@ def cached_translation(cache: Cache, modules: list[BinaryModule], offload_arch: 
         kernels = [TranslatedKernel(**{name: tuple(value) if isinstance(value, list) else value
                                        for name, value in kernel.items()})
                    for kernel in meta["kernels"]]  # type: ignore[union-attr]
-        return Translation(origin, int(meta["ptx_arch"]), entry.file(_CODE_OBJECT).read_bytes(),  # type: ignore[arg-type]
-                           kernels, {}, list(meta["variables"]))  # type: ignore[arg-type]
+        code_object = entry.file(_CODE_OBJECT).read_bytes()
+        return Translation(origin, int(meta["ptx_arch"]), code_object, kernels, {},  # type: ignore[arg-type]
+                           list(meta["variables"]))  # type: ignore[arg-type]
     translation = translate()
     if translation.failures or translation.model_code_objects:
         return translation

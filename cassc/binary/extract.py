@@ -133,9 +133,9 @@ def linked_binary_kind(path: Path) -> str | None:
 def refuse_linked_binary(path: Path, kind: str) -> InputError:
     """The one-line refusal for an nvcc-built shared library or executable among a link's inputs."""
     article = "an" if kind[0] in "aeiou" else "a"
-    return InputError(f"{path} is {article} {kind} built by nvcc, with device code for NVIDIA GPUs only: cassc translates "
-                      "nvcc-built objects and static libraries, not linked binaries; link the objects it was built "
-                      "from (or a static library of them, nvcc -lib) with cassc instead")
+    return InputError(f"{path} is {article} {kind} built by nvcc, with device code for NVIDIA GPUs only: cassc "
+                      "translates nvcc-built objects and static libraries, not linked binaries; link the objects it "
+                      "was built from (or a static library of them, nvcc -lib) with cassc instead")
 
 
 @dataclass(frozen=True)

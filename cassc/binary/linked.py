@@ -27,6 +27,8 @@ from cassc.errors import CasscError, InputError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 
 MANIFEST_SUFFIX = ".json"
+KERNELS_SUFFIX = ".kernels"  # the manifest's kernels as the runtime reads them
+KERNELS_FORMAT = "cassc-translation 1"
 BUNDLE_SUFFIX = ".hipfb"
 
 
@@ -107,6 +109,22 @@ def needed_libraries(path: Path) -> list[Path]:
 SYSTEM_LIBRARY_DIRS = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
 
 
+def shared_runtime_needed(path: Path) -> str:
+    """The shared CUDA runtime (libcudart.so.<major>) an nvcc-built program was linked with (`-cudart
+    shared`); a program with NVIDIA's runtime linked in (nvcc's default) cannot be given cassc's."""
+    with path.open("rb") as handle:
+        from elftools.elf.dynamic import DynamicSection
+        from elftools.elf.elffile import ELFFile
+
+        dynamic = next((s for s in ELFFile(handle).iter_sections() if isinstance(s, DynamicSection)), None)
+        needed = [tag.needed for tag in dynamic.iter_tags() if tag.entry.d_tag == "DT_NEEDED"] if dynamic else []
+    runtime = next((name for name in needed if name.startswith("libcudart.so.")), None)
+    if runtime is None:
+        raise InputError(f"{path} has NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which only "
+                         "NVIDIA's driver can serve: rebuild it with -cudart shared, or link its objects with cassc")
+    return runtime
+
+
 def with_nvcc_built_libraries(path: Path) -> list[Path]:
     """`path` and every nvcc-built shared library it needs, directly or through other libraries."""
     chosen = [path]
@@ -132,6 +150,7 @@ def _translate_fatbin(fatbin: RegisteredFatbin, modules: list[BinaryModule], sep
         nothing: list[Path] = []
         _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(),
                nothing)
+        _write(output_dir / f"{fatbin.digest}{KERNELS_SUFFIX}", _kernel_lines([]), nothing)
         return nothing, 0
     translations: dict[str, Translation] = {}
     for arch in offload_archs:
@@ -164,7 +183,15 @@ def _translate_fatbin(fatbin: RegisteredFatbin, modules: list[BinaryModule], sep
                      "code_object": bundles[k.name if k.from_model else ""]} for k in first.kernels],
     }
     _write(output_dir / f"{fatbin.digest}{MANIFEST_SUFFIX}", (json.dumps(manifest, indent=1) + "\n").encode(), written)
+    _write(output_dir / f"{fatbin.digest}{KERNELS_SUFFIX}", _kernel_lines(manifest["kernels"]), written)
     return written, len(first.kernels)
+
+
+def _kernel_lines(kernels: list[dict]) -> bytes:  # type: ignore[type-arg]
+    """What the runtime reads (the shim's register_translation): a line per kernel, tab-separated."""
+    lines = [KERNELS_FORMAT] + ["\t".join([k["name"], str(k["param_size"]), ",".join(map(str, k["param_offsets"])),
+                                           ",".join(map(str, k["param_sizes"])), k["code_object"]]) for k in kernels]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _bundle(code_objects: dict[str, bytes]) -> bytes:

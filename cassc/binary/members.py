@@ -20,8 +20,8 @@ from cassc.formats.host_object import HostObject
 
 # PTX module-scope declarations: `.extern .func (.param .b32 r) name(` or `.visible .global .align 4 .b32 name[4];`
 _PTX_FUNCTION = re.compile(r"^\s*(\.extern|\.visible|\.weak)\s+\.func\s+(?:\([^)]*\)\s*)?([\w$.]+)", re.MULTILINE)
-_PTX_VARIABLE = re.compile(r"^\s*(\.extern|\.visible|\.weak)\s+\.(?:global|const)\b[^;=]*?([\w$.]+)\s*(?:\[[^\]]*\]\s*)*[;=]",
-                           re.MULTILINE)
+_PTX_VARIABLE = re.compile(
+    r"^\s*(\.extern|\.visible|\.weak)\s+\.(?:global|const)\b[^;=]*?([\w$.]+)\s*(?:\[[^\]]*\]\s*)*[;=]", re.MULTILINE)
 
 
 # A kernel launch in device code (dynamic parallelism) calls the device runtime's launch ABI, which NVIDIA's

@@ -256,8 +256,155 @@ void __cassc_register_image(const cassc_image *image) {
   for (unsigned i = 0; i < image->kernel_count; ++i) s.by_name[image->kernels[i].name] = {image, &image->kernels[i]};
 }
 
+}  // extern "C"
+
+#ifdef CASSC_TRANSLATION_LOOKUP
+// The runtime as a shared libcudart for nvcc-built binaries (`-cudart shared`): nothing was spliced into them,
+// so each fatbin nvcc's code registers is looked up among `cassc translate`'s output, by the SHA-256 of its
+// bytes: <dir>/<digest>.kernels (a line per kernel: name, CUDA parameter buffer size, offsets, sizes, bundle)
+// beside the bundles. <dir>: CASSC_TRANSLATED_DIR, else the cache's translated/ (CASSC_CACHE_DIR, else
+// $XDG_CACHE_HOME/cassc or ~/.cache/cassc), as cassc translate writes it.
+namespace {
+
+std::string sha256_hex(const unsigned char *data, size_t size) {
+  static const uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+      0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+      0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+      0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+      0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+      0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+      0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2};
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::vector<unsigned char> message(data, data + size);
+  message.push_back(0x80);
+  while (message.size() % 64 != 56) message.push_back(0);
+  for (int shift = 56; shift >= 0; shift -= 8)
+    message.push_back(static_cast<unsigned char>((uint64_t(size) * 8) >> shift));
+  auto rotate = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (size_t block = 0; block < message.size(); block += 64) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t(message[block + 4 * i]) << 24 | uint32_t(message[block + 4 * i + 1]) << 16 |
+             uint32_t(message[block + 4 * i + 2]) << 8 | message[block + 4 * i + 3];
+    for (int i = 16; i < 64; ++i)
+      w[i] = w[i - 16] + (rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)) + w[i - 7] +
+             (rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10));
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], x = h[7];
+    for (int i = 0; i < 64; ++i) {
+      uint32_t t1 = x + (rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      uint32_t t2 = (rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      x = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += x;
+  }
+  char hex[65];
+  for (int i = 0; i < 8; ++i) std::snprintf(hex + 8 * i, 9, "%08x", h[i]);
+  return std::string(hex, 64);
+}
+
+std::string translation_dir() {
+  if (const char *chosen = std::getenv("CASSC_TRANSLATED_DIR")) return chosen;
+  if (const char *cache = std::getenv("CASSC_CACHE_DIR")) return std::string(cache) + "/translated";
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/cassc/translated";
+  const char *home = std::getenv("HOME");
+  return std::string(home ? home : "") + "/.cache/cassc/translated";
+}
+
+std::vector<unsigned> numbers(const std::string &text) {
+  std::vector<unsigned> values;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start)
+      values.push_back(static_cast<unsigned>(std::strtoul(text.substr(start, end - start).c_str(), nullptr, 10)));
+    start = end + 1;
+  }
+  return values;
+}
+
+std::string read_file(const std::string &path, bool *ok) {
+  std::string bytes;
+  FILE *file = std::fopen(path.c_str(), "rb");
+  *ok = file != nullptr;
+  if (!file) return bytes;
+  char chunk[65536];
+  for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.append(chunk, got);
+  std::fclose(file);
+  return bytes;
+}
+
+// nvcc's fatbin wrapper (__fatBinC_Wrapper_t) and the container header it points at.
+struct FatbinWrapper {
+  int magic, version;
+  const unsigned char *data;
+  void *unused;
+};
+
+void register_translation(const void *wrapper) {
+  const unsigned char *container = static_cast<const FatbinWrapper *>(wrapper)->data;
+  uint32_t magic;
+  uint16_t header_size;
+  uint64_t entries_size;
+  std::memcpy(&magic, container, 4);
+  std::memcpy(&header_size, container + 6, 2);
+  std::memcpy(&entries_size, container + 8, 8);
+  if (magic != 0xBA55ED50u) return;
+  const std::string digest = sha256_hex(container, header_size + entries_size);
+  const std::string directory = translation_dir();
+  bool ok = false;
+  std::string listing = read_file(directory + "/" + digest + ".kernels", &ok);
+  bool verbose = std::getenv("CASSC_RUNTIME_VERBOSE") != nullptr;
+  if (!ok) {
+    std::fprintf(stderr, "cassc runtime: no translation of fatbin %s in %s (run `cassc translate` on the binary)\n",
+                 digest.c_str(), directory.c_str());
+    return;
+  }
+  // One image per bundle file; the layouts live as long as the program.
+  std::map<std::string, std::vector<cassc_kernel_layout>> by_bundle;
+  size_t start = listing.find('\n') + 1;  // past the format line
+  while (start > 0 && start < listing.size()) {
+    size_t end = listing.find('\n', start);
+    std::string line = listing.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? 0 : end + 1;
+    std::vector<std::string> fields;
+    for (size_t from = 0;;) {
+      size_t tab = line.find('\t', from);
+      fields.push_back(line.substr(from, tab == std::string::npos ? std::string::npos : tab - from));
+      if (tab == std::string::npos) break;
+      from = tab + 1;
+    }
+    if (fields.size() != 5) continue;
+    std::vector<unsigned> offsets = numbers(fields[2]), sizes = numbers(fields[3]);
+    cassc_kernel_layout layout{strdup(fields[0].c_str()), static_cast<unsigned>(offsets.size()),
+                               (new std::vector<unsigned>(offsets))->data(), (new std::vector<unsigned>(sizes))->data(),
+                               static_cast<unsigned>(std::strtoul(fields[1].c_str(), nullptr, 10))};
+    by_bundle[fields[4]].push_back(layout);
+  }
+  for (auto &[bundle, layouts] : by_bundle) {
+    std::string *code = new std::string(read_file(directory + "/" + bundle, &ok));
+    if (!ok) fatal("cannot read the translated device code", directory + "/" + bundle);
+    auto *kernels = new std::vector<cassc_kernel_layout>(layouts);
+    __cassc_register_image(new cassc_image{code->data(), strdup((directory + "/" + bundle).c_str()),
+                                           static_cast<unsigned>(kernels->size()), kernels->data(), 0});
+  }
+  if (verbose)
+    std::fprintf(stderr, "cassc runtime: fatbin %s: %zu kernel(s) from %s\n", digest.c_str(),
+                 static_cast<size_t>(std::count(listing.begin(), listing.end(), '\n')) - 1, directory.c_str());
+}
+
+}  // namespace
+#endif
+
+extern "C" {
+
 void **__cudaRegisterFatBinary(void *wrapper) {
-  // The translated code registers itself (__cassc_register_image); the handle only has to be unique.
+#ifdef CASSC_TRANSLATION_LOOKUP
+  register_translation(wrapper);
+#endif
+  // Translated code spliced into the program registers itself (__cassc_register_image); the handle only has to
+  // be unique.
   return static_cast<void **>(wrapper);
 }
 
@@ -514,7 +661,8 @@ int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGrap
   hipGraph_t launch_graph = nullptr;
   KernelNode recorded{};
   hipError_t status = captured_launch(params, &launch_graph, &recorded);
-  if (status == hipSuccess) status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
+  if (status == hipSuccess)
+    status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
   if (status == hipSuccess) remember(*node, std::move(recorded));
   if (launch_graph) (void)hipGraphDestroy(launch_graph);
   return status;
@@ -686,7 +834,9 @@ int cudaEventRecordWithFlags_ptsz(hipEvent_t event, void *stream, unsigned flags
   return cudaEventRecordWithFlags(event, per_thread(stream), flags);
 }
 
-int cudaEventRecord_ptsz(hipEvent_t event, void *stream) { return hipEventRecord(event, hip_stream(per_thread(stream))); }
+int cudaEventRecord_ptsz(hipEvent_t event, void *stream) {
+  return hipEventRecord(event, hip_stream(per_thread(stream)));
+}
 
 // Stream attributes (access policy window, synchronization policy, priority...) are hints: each reads as its
 // default.
