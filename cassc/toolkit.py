@@ -13,8 +13,11 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     lib64/libcudadevrt.a               by cassc's device link)
     lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
     lib64/libcassc_cudart.a          the runtime of nvcc-built objects (the binary path): the shim
-                                       (registration and launch ABI on HIP's module API) and the jumps
-                                       of libcassc_cudart_jumps.a for every name the shim does not define
+                                       (registration and launch ABI on HIP's module API) and an entry for
+                                       every other CUDA runtime function (shims/runtime/cudart-api.tsv:
+                                       a jump to its HIP twin, or CUDA's documented result)
+    lib64/cassc-run/libcudart.so.N   the same runtime as NVIDIA's shared libcudart (soname and symbol
+                                       version), finding `cassc translate`'s output by fatbin content
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
