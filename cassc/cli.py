@@ -1,4 +1,5 @@
-"""The `cassc` command. With a subcommand (doctor, setup, env, model, inspect) it is a typer app; otherwise it is nvcc.
+"""The `cassc` command. With a subcommand (doctor, setup, env, model, inspect, translate, run) it is a typer
+app; otherwise it is nvcc.
 
 The nvcc path imports as little as possible: build systems call it once per file, so its start-up
 time is part of every compile.
@@ -12,7 +13,7 @@ import sys
 
 from cassc.errors import CasscError
 
-SUBCOMMANDS = ("doctor", "setup", "env", "model", "inspect")
+SUBCOMMANDS = ("doctor", "setup", "env", "model", "inspect", "translate", "run")
 
 
 def main(argv: list[str] | None = None) -> int:

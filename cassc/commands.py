@@ -1,4 +1,4 @@
-"""cassc's own subcommands: doctor, setup, env, model, inspect."""
+"""cassc's own subcommands: doctor, setup, env, model, inspect, translate, run."""
 
 from __future__ import annotations
 
@@ -158,6 +158,66 @@ def env() -> None:
     }
     for name, value in values.items():
         print(f"export {name}={shlex.quote(value)}")
+
+
+def _translate_binaries(path: str, output: str, offload_arch: str,  # type: ignore[no-untyped-def]
+                        with_libraries: bool):
+    """`cassc translate`'s work, shared with `cassc run`: (results, the directory written)."""
+    import tempfile
+    from pathlib import Path
+
+    from cassc.binary.fallback import configured_fallback
+    from cassc.binary.linked import translate_binary, with_nvcc_built_libraries
+    from cassc.cache import Cache
+    from cassc.repair.hook import ModelRepairer
+
+    archs = tuple(a for a in offload_arch.split(",") if a) or _offload_archs()
+    directory = Path(output) if output else locations.cache_dir() / "translated"
+    found = tools.find_toolchain()
+    binaries = with_nvcc_built_libraries(Path(path)) if with_libraries else [Path(path)]
+    cache = Cache()
+    fallback = configured_fallback(ModelRepairer(cache), found.clang)  # for kernels the lifter refuses
+    with tempfile.TemporaryDirectory(prefix="cassc-translate-") as work:
+        results = [result for binary in binaries
+                   for result in translate_binary(binary, archs, directory, Path(work), found.lld, cache, fallback)]
+    return results, directory
+
+
+@app.command()
+def translate(path: str = typer.Argument(..., help="An executable or shared library built by nvcc."),
+              output: str = typer.Option("", "-o", "--output",
+                                         help="Directory for the translations (default: the cache's translated/)."),
+              offload_arch: str = typer.Option("", "--offload-arch",
+                                               help="AMD GPU targets, comma-separated (default: CASSC_OFFLOAD_ARCH "
+                                                    "or gfx1100)."),
+              with_libraries: bool = typer.Option(False, "--with-libraries",
+                                                  help="Also the nvcc-built shared libraries it needs.")) -> None:
+    """Translate every fatbin of a linked nvcc-built binary ahead of time, keyed by the fatbin's content."""
+    from cassc.binary.linked import report
+
+    results, directory = _translate_binaries(path, output, offload_arch, with_libraries)
+    raise typer.Exit(report(results, directory))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(context: typer.Context,
+        path: str = typer.Argument(..., help="An nvcc-built program linked with -cudart shared.")) -> None:
+    """Run an nvcc-built program on the AMD GPU: its fatbins and those of the nvcc-built libraries it needs are
+    translated (cached by content), and cassc's libcudart is put first on the library path."""
+    from pathlib import Path
+
+    from cassc.binary.linked import report, shared_runtime_needed
+
+    shared_runtime_needed(Path(path))
+    results, directory = _translate_binaries(path, "", "", True)
+    if report(results, directory):
+        raise typer.Exit(1)
+    runtime = toolkit.ensure_toolkit(tools.find_toolchain()) / "lib64" / toolkit.SHARED_RUNTIME_DIR
+    environment = dict(os.environ, CASSC_TRANSLATED_DIR=str(directory),
+                       LD_LIBRARY_PATH=os.pathsep.join(filter(None, [str(runtime), os.environ.get("LD_LIBRARY_PATH")])))
+    program = path if "/" in path else f"./{path}"
+    sys.stdout.flush()
+    os.execve(program, [program, *context.args], environment)
 
 
 @app.command()

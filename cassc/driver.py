@@ -26,6 +26,7 @@ from cassc.toolchain import Toolchain, find_toolchain, run
 
 if TYPE_CHECKING:
     from cassc.binary.fallback import Fallback
+    from cassc.binary.extract import BinaryModule
     from cassc.formats.host_object import HostObject
 
 
@@ -126,6 +127,7 @@ def _validate_inputs(inv: Invocation) -> None:
         raise UsageError("No input files specified; use option --help for more information")
     for item in inv.inputs:
         if item.kind is InputKind.UNKNOWN:
+            _refuse_nvcc_built_binaries([item.path])
             raise UsageError(f"Don't know what to do with '{item.path}'")
         if not item.path.is_file():
             what = "is a directory" if item.path.is_dir() else "does not exist"
@@ -302,13 +304,22 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
     trailing: list[Path] = []
     if any(host.has_cuda_device_code for _, host in hosts):
         from cassc.binary.extract import read_binary
+        from cassc.binary.members import refuse_device_side_launches, taken_by_host_link, taken_modules
         from cassc.binary.splice import translate_and_splice
 
         modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
                    for module in read_binary(path)]
-        extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
-                                          _model_fallback(ctx)))
-        trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
+        archives = [str(path) for path in dict.fromkeys([*objects, *_static_libraries(ctx.inv)]) if _is_archive(path)]
+        taken = taken_by_host_link(hosts, {name for name, _ in hosts
+                                           if any(name.startswith(f"{archive}(") for archive in archives)})
+        taken_hosts = [(name, host) for name, host in hosts if name in taken]
+        _refuse_nvidia_device_link_objects(taken_hosts)
+        modules = [m for m in taken_modules(modules, taken) if not _device_linked_by(m, taken_hosts)]
+        refuse_device_side_launches(modules)
+        if modules:
+            extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
+                                              _model_fallback(ctx), ctx.cache))
+            trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
     output = ctx.work_dir / "device-link.o"
@@ -316,13 +327,40 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
     return [output, *extra], trailing
 
 
+def _refuse_nvidia_device_link_objects(hosts: list[tuple[str, HostObject]]) -> None:
+    """nvcc's -dlink output holds the -rdc program's device code linked into SASS, and defines the
+    registrations cassc's device link would: the two cannot both be in one program."""
+    from cassc.formats.host_object import LINKED_REGISTRATION_PREFIX
+
+    for name, host in hosts:
+        if host.has_cuda_device_code and any(symbol.startswith(LINKED_REGISTRATION_PREFIX)
+                                             for symbol in host.defined_globals):
+            raise InputError(f"{name} is nvcc's device-link object (nvcc -dlink), linked NVIDIA code: leave it out "
+                             "(cassc device-links the -rdc objects itself) or make it with cassc -dlink")
+
+
+def _device_linked_by(module: BinaryModule, hosts: list[tuple[str, HostObject]]) -> bool:
+    """An -rdc module whose registrations another input (cassc -dlink's object) defines: translated there."""
+    if not module.linked_registrations:
+        return False
+    provided = set().union(*(host.defined_globals for _, host in hosts if not host.has_cuda_device_code))
+    return set(module.linked_registrations) <= provided
+
+
+def _is_archive(path: Path) -> bool:
+    from cassc.formats.archive import is_archive
+
+    with path.open("rb") as handle:
+        return is_archive(handle.read(8))
+
+
 def _model_fallback(ctx: Context) -> Fallback | None:
     """The configured repair model, for kernels the binary path's lifter cannot translate."""
-    if not isinstance(ctx.repairer, ModelRepairer) or ctx.repairer.configured().model is None:
+    if not isinstance(ctx.repairer, ModelRepairer):
         return None
-    from cassc.binary.fallback import Fallback
+    from cassc.binary.fallback import configured_fallback
 
-    return Fallback(ctx.repairer.model, ctx.repairer.configured().max_answer_tokens, ctx.toolchain.clang)
+    return configured_fallback(ctx.repairer, ctx.toolchain.clang)
 
 
 def _nvcc_built_inputs(objects: list[Path], hosts: list[tuple[str, HostObject]]) -> list[Path]:
@@ -347,9 +385,33 @@ def _static_libraries(inv: Invocation) -> list[Path]:
     return found
 
 
+def _refuse_nvcc_built_binaries(paths: list[Path]) -> None:
+    """An nvcc-built shared library or executable would link, and run without its device code: stop."""
+    from cassc.binary.extract import linked_binary_kind, refuse_linked_binary
+
+    for path in paths:
+        kind = linked_binary_kind(path)
+        if kind:
+            raise refuse_linked_binary(path, kind)
+
+
+def _shared_libraries(inv: Invocation) -> list[Path]:
+    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory."""
+    named = [item.path for item in inv.inputs if item.kind is InputKind.SHARED_LIBRARY]
+    for name in inv.libraries:
+        for directory in inv.library_dirs:
+            if (Path(directory) / f"lib{name}.so").exists():
+                named.append(Path(directory) / f"lib{name}.so")
+                break
+            if (Path(directory) / f"lib{name}.a").exists():
+                break
+    return named
+
+
 def link_phase(ctx: Context) -> int:
     output = ctx.inv.output or Path("a.out")
     check_writable(output)
+    _refuse_nvcc_built_binaries(_shared_libraries(ctx.inv))
     objects = _objects_for_link(ctx)
     extra, trailing = _device_link_object(ctx, objects)
     objects += extra
@@ -388,8 +450,38 @@ def device_link_phase(ctx: Context) -> int:
     if ctx.runner.dryrun:
         return 0
     hosts = _host_objects(objects)
+    if any(host.has_cuda_device_code for _, host in hosts):
+        return _device_link_nvcc_objects(ctx, objects, hosts, output)
     with atomic_output(output) as temporary:
         stages.device_link(hosts, ctx.inv.offload_archs, temporary, ctx.work_dir, ctx.runner)
+    return 0
+
+
+def _device_link_nvcc_objects(ctx: Context, objects: list[Path], hosts: list[tuple[str, HostObject]],
+                              output: Path) -> int:
+    """nvcc -dlink's counterpart for nvcc-built -rdc objects: one relocatable object holding their device code
+    translated and linked, the `__cudaRegisterLinkedBinary_*` functions they register through, and the shim
+    runtime, so that a host link of the objects and this one (by cassc, or by g++ with -lcudart) runs them."""
+    from cassc.binary.extract import read_binary
+    from cassc.binary.members import refuse_device_side_launches
+    from cassc.binary.splice import translate_and_splice
+    from cassc.binary.translate import is_separate
+
+    if any(host.device_sections for _, host in hosts):
+        raise UsageError("-dlink of nvcc-built and cassc-built -rdc objects together: device-link each set alone")
+    _refuse_nvidia_device_link_objects(hosts)
+    modules = [module for path in _nvcc_built_inputs(objects, hosts) for module in read_binary(path)]
+    separate = [module for module in modules if is_separate(module)]
+    refuse_device_side_launches(separate)
+    if not separate:
+        raise InputError(f"{', '.join(m.origin for m in modules)}: no relocatable device code (-rdc) to device-link; "
+                         "link the objects directly (cassc translates whole-program objects at the link)")
+    spliced = translate_and_splice(separate, ctx.inv.offload_archs, ctx.work_dir, ctx.runner, _model_fallback(ctx),
+                                   ctx.cache)
+    shim = nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME
+    with atomic_output(output) as temporary:
+        ctx.runner.run([str(ctx.toolchain.clang), "-r", "-nostdlib", str(spliced), "-Wl,--whole-archive", str(shim),
+                        "-Wl,--no-whole-archive", "-o", str(temporary)], what="device link")
     return 0
 
 

@@ -13,8 +13,11 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     lib64/libcudadevrt.a               by cassc's device link)
     lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
     lib64/libcassc_cudart.a          the runtime of nvcc-built objects (the binary path): the shim
-                                       (registration and launch ABI on HIP's module API) and the jumps
-                                       of libcassc_cudart_jumps.a for every name the shim does not define
+                                       (registration and launch ABI on HIP's module API) and an entry for
+                                       every other CUDA runtime function (shims/runtime/cudart-api.tsv:
+                                       a jump to its HIP twin, or CUDA's documented result)
+    lib64/cassc-run/libcudart.so.N   the same runtime as NVIDIA's shared libcudart (soname and symbol
+                                       version), finding `cassc translate`'s output by fatbin content
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -39,7 +43,7 @@ from pathlib import Path
 from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
-from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_table
+from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_rows, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
 from cassc.toolchain import Toolchain, run
 
@@ -48,6 +52,14 @@ CUDART_SONAME = "libcudart.so.12"
 CUDA_DRIVER_SONAME = "libcuda.so.1"
 CUDART_STATIC_ARCHIVE = "libcassc_cudart_jumps.a"
 SHIM_RUNTIME = "libcassc_cudart.a"
+# The binary path's runtime as NVIDIA's shared libcudart, for nvcc-built `-cudart shared` programs
+# (LD_LIBRARY_PATH=<toolkit>/lib64/cassc-run): one per CUDA major those programs may have been built by.
+SHARED_RUNTIME_DIR = "cassc-run"
+NVIDIA_CUDART_MAJORS = (12, 13)
+# Every CUDA runtime API function and what the shim runtime does for it (see the table's header).
+CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
+NOT_SUPPORTED = 801  # cudaErrorNotSupported
+PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
 # only __device__ functions too, so a host compile loses nothing without them.
 DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
@@ -202,7 +214,7 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     (lib64 / "libcudart.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDART_SONAME, *openmp)))
     (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
-    _shim_runtime(runtime, work, lib64 / SHIM_RUNTIME, toolchain)
+    _shim_runtime(runtime, driver, work, lib64, toolchain, exported)
     for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
         installed = toolchain.hip_lib_dir / f"lib{hip}.so"
         if hip != "amdhip64" and installed.exists():
@@ -210,14 +222,71 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     shutil.rmtree(work)
 
 
-def _shim_runtime(runtime: list[tuple[str, str]], work: Path, output: Path, toolchain: Toolchain) -> None:
+def _shim_runtime(runtime: list[tuple[str, str]], driver: list[tuple[str, str]], work: Path, lib64: Path,
+                  toolchain: Toolchain, exported: set[str]) -> None:
+    """libcassc_cudart.a, the runtime the binary path links in; and the same runtime as NVIDIA's shared
+    libcudart (`cassc-run/libcudart.so.<major>`, its soname and symbol version), which finds `cassc
+    translate`'s output for the fatbins an nvcc-built `-cudart shared` program registers."""
+    driver_entries = work / "driver_entries.inc"
+    driver_entries.write_text(driver_entry_table(driver))
+    compile_shim = [str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
+                    f"-DCASSC_DRIVER_ENTRIES=\"{driver_entries}\"", f"-I{toolchain.hip_include_dir.parent}", "-c",
+                    str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp")]
     shim = work / "cassc_cudart.o"
-    run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
-         f"-I{toolchain.hip_include_dir.parent}", "-c", str(SHIMS_DIR / "runtime" / "cassc_cudart.cpp"),
-         "-o", str(shim)])
+    run([*compile_shim, "-o", str(shim)])
     defined = defined_functions(shim)
-    jumps = _assemble(jump_table([(c, h) for c, h in runtime if c not in defined]), work / "shim-jumps.o", toolchain)
-    run([str(toolchain.archiver), "qc", str(output), str(shim), str(jumps)])
+    jumps, stubs = runtime_entries(read_rows(CUDART_API_TABLE), dict(runtime), exported, defined)
+    entries = _assemble(jump_table(jumps) + stub_table(stubs), work / "shim-entries.o", toolchain)
+    run([str(toolchain.archiver), "qc", str(lib64 / SHIM_RUNTIME), str(shim), str(entries)])
+    looking_up = work / "cassc_cudart_lookup.o"
+    run([*compile_shim, "-DCASSC_TRANSLATION_LOOKUP", "-o", str(looking_up)])
+    (lib64 / SHARED_RUNTIME_DIR).mkdir()
+    rpath = [f"-Wl,-rpath,{toolchain.hip_lib_dir}"] if toolchain.kind == "rocm" else []
+    for major in NVIDIA_CUDART_MAJORS:
+        soname = f"libcudart.so.{major}"
+        version_script = work / f"{soname}.map"
+        version_script.write_text(f"{soname} {{ global: *; }};\n")  # NVIDIA's symbol version: what binaries ask for
+        run([str(toolchain.clang), "-shared", f"-Wl,-soname,{soname}", f"-Wl,--version-script,{version_script}",
+             "-Wl,--no-undefined", str(looking_up), str(entries), "-o", str(lib64 / SHARED_RUNTIME_DIR / soname),
+             f"-L{toolchain.hip_lib_dir}", "-lamdhip64", *rpath])
+
+
+def runtime_entries(api: list[tuple[str, str, int, list[str]]], twins: dict[str, str], exported: set[str],
+                    defined: set[str]) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
+    """The binary path's runtime entries besides the shim's own: (jumps, stubs returning a CUDA error code)
+    for every function of CUDA's runtime API (cudart-api.tsv) and every other runtime.tsv twin HIP exports.
+    `twins`: runtime.tsv's renames whose HIP name libamdhip64 exports; `defined`: what the shim defines."""
+    resolved: dict[str, tuple[str, str | int]] = {}  # name -> ("jump", target) or ("stub", CUDA error code)
+
+    def resolve(name: str, how: str, extra: list[str], number: int) -> tuple[str, str | int]:
+        if name in defined:
+            return "jump", name
+        if how == "shim":
+            raise ToolchainError(f"{CUDART_API_TABLE}:{number}: {name} is the shim's, but "
+                                 "cassc_cudart.cpp does not define it (a cassc bug)")
+        if how == "runtime.tsv":
+            return ("jump", twins[name]) if name in twins else ("stub", NOT_SUPPORTED)
+        if how == "jump":
+            return ("jump", extra[0]) if extra[0] in exported else ("stub", NOT_SUPPORTED)
+        if how == "success":
+            return "stub", 0
+        if how == "error":
+            return "stub", int(extra[0])
+        if how == "per-thread":
+            base = PER_THREAD_SUFFIX.sub("", name)
+            if base in twins and f"{twins[base]}_spt" in exported:
+                return "jump", f"{twins[base]}_spt"
+            return resolved[base] if base in resolved else resolve(base, *rows[base])
+        raise ToolchainError(f"{CUDART_API_TABLE}:{number}: unknown entry kind {how!r}")
+
+    rows = {name: (how, extra, number) for name, how, number, extra in api}
+    for name, (how, extra, number) in rows.items():
+        resolved[name] = resolve(name, how, extra, number)
+    jumps = [(c, h) for c, h in twins.items() if c not in defined and c not in resolved]
+    jumps += [(name, str(target)) for name, (kind, target) in resolved.items()
+              if kind == "jump" and name not in defined]
+    stubs = [(name, int(code)) for name, (kind, code) in resolved.items() if kind == "stub"]
+    return jumps, stubs
 
 
 def defined_functions(obj: Path) -> set[str]:
@@ -246,6 +315,32 @@ def jump_table(renames: list[tuple[str, str]]) -> str:
     for cuda, hip in renames:
         lines += [f"  .globl {cuda}", f"  .type {cuda},@function", "  .p2align 4", f"{cuda}:",
                   f"  jmp {hip}@PLT", f"  .size {cuda},.-{cuda}"]
+    lines.append('  .section .note.GNU-stack,"",@progbits')
+    return "\n".join(lines) + "\n"
+
+
+def driver_entry_table(driver: list[tuple[str, str]]) -> str:
+    """C++ for the shim (its CASSC_DRIVER_ENTRIES): `driver_entry_points`, {name, HIP twin} for every driver
+    API entry point whose twin libamdhip64 exports (driver.tsv). Each twin is declared by its symbol name
+    (HIP's header overloads some in C++). cudaGetDriverEntryPoint answers from it, as CUDA's answers with
+    the driver's cuGetProcAddress."""
+    twins = sorted({hip for _, hip in driver})
+    number = {hip: index for index, hip in enumerate(twins)}
+    lines = ["// Generated by cassc (toolkit.py) from driver.tsv.", 'extern "C" {']
+    lines += [f'void cassc_driver_twin_{number[hip]}() __asm__("{hip}");' for hip in twins]
+    lines += ["}", "static const cassc_driver_entry driver_entry_points[] = {"]
+    lines += [f'    {{"{cuda}", cassc_driver_twin_{number[hip]}}},' for cuda, hip in driver]
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def stub_table(stubs: list[tuple[str, int]]) -> str:
+    """x86-64 assembly: each name is a function returning its CUDA error code (every runtime API function
+    but three returns cudaError_t, an int; those three have HIP twins)."""
+    lines = ["  .text"]
+    for name, code in stubs:
+        lines += [f"  .globl {name}", f"  .type {name},@function", "  .p2align 4", f"{name}:",
+                  f"  movl ${code}, %eax", "  ret", f"  .size {name},.-{name}"]
     lines.append('  .section .note.GNU-stack,"",@progbits')
     return "\n".join(lines) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -33,6 +34,24 @@ def data_layout(target: Target) -> str:
     return str(target_machine(target).target_data)
 
 
+_PARSE_ERROR_LINE = re.compile(r"<string>:(\d+):\d+: error")
+_DEFINE = re.compile(r"^define\b.*?@(\"[^\"]+\"|[\w$.]+)\(")
+
+
+def _parsed(llvm, text: str):  # type: ignore[no-untyped-def]
+    """The parsed module; a parse error says which function (kernel or device function) it is in."""
+    try:
+        return llvm.parse_assembly(text)
+    except RuntimeError as error:
+        line = _PARSE_ERROR_LINE.search(str(error))
+        if line:
+            before = text.splitlines()[:int(line.group(1))]
+            function = next((m.group(1).strip('"') for l in reversed(before) if (m := _DEFINE.match(l))), None)
+            if function:
+                raise RuntimeError(f"in function {function}: {error}") from error
+        raise
+
+
 def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-untyped-def]
     """Parse, verify, link (several modules of an -rdc program) and optimise (O3) the IR for `target`."""
     llvm = _llvm()
@@ -42,9 +61,9 @@ def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-un
         texts = [t + '\n!llvm.module.flags = !{!900}\n!900 = !{i32 1, !"amdhsa_code_object_version", i32 500}\n'
                  for t in texts]
     try:
-        module = llvm.parse_assembly(texts[0])
+        module = _parsed(llvm, texts[0])
         for text in texts[1:]:
-            module.link_in(llvm.parse_assembly(text))
+            module.link_in(_parsed(llvm, text))
         module.verify()
     except RuntimeError as error:
         raise CompileError(f"cassc produced invalid LLVM IR (a cassc bug, please report it): {error}") from error

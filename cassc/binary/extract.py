@@ -61,6 +61,31 @@ class BinaryModule:
         return ptx[-1].entry.ptx if ptx else None
 
 
+# NVVM's PTX says which nvcc wrote it, in a comment ("Cuda compilation tools, release 12.4, V12.4.131") and
+# in its ISA version, which each CUDA release raises (PTX ISA 6.3 is CUDA 10.0; 7.x is CUDA 11.x, 8.x 12.x, 9.x 13.x).
+_PTX_TOOL_RELEASE = re.compile(r"Cuda compilation tools, release (\d+)\.(\d+)")
+_PTX_ISA_VERSION = re.compile(r"^\s*\.version\s+(\d+)\.(\d+)", re.MULTILINE)
+_PTX_6_RELEASES = {0: (9, 0), 1: (9, 1), 2: (9, 2), 3: (10, 0), 4: (10, 1), 5: (10, 2)}
+
+
+def built_by_cuda(module: BinaryModule) -> int:
+    """The CUDA version (CUDA_VERSION's numbering: 12040 for 12.4) of the nvcc that built `module`, read
+    from its PTX; 0 when it carries none. The runtime lays out CUDA's structs as that version did."""
+    ptx = module.best_ptx() or ""
+    release = _PTX_TOOL_RELEASE.search(ptx)
+    if release:
+        major, minor = int(release.group(1)), int(release.group(2))
+    elif isa := _PTX_ISA_VERSION.search(ptx):
+        isa_major, isa_minor = int(isa.group(1)), int(isa.group(2))
+        if isa_major >= 7:
+            major, minor = isa_major + 4, isa_minor
+        else:
+            major, minor = _PTX_6_RELEASES.get(isa_minor, (8, 0)) if isa_major == 6 else (8, 0)
+    else:
+        return 0
+    return major * 1000 + minor * 10
+
+
 def read_binary(path: Path) -> list[BinaryModule]:
     """Every file in `path` that carries CUDA device code (an archive gives one per member)."""
     try:
@@ -77,6 +102,69 @@ def read_binary(path: Path) -> list[BinaryModule]:
         module = module_of(data, str(path))
         return [module] if module.images else []
     except (ArchiveFormatError, HostObjectError, FatbinFormatError, CubinFormatError) as error:
+        raise InputError(f"{path}: {error}") from error
+
+
+def linked_binary_kind(path: Path) -> str | None:
+    """"shared library" or "executable" when `path` is a linked ELF file whose device code nvcc built
+    (its `.nv_fatbin`); None for anything else. Reads only the ELF headers: link lines name system
+    libraries of any size."""
+    from elftools.elf.elffile import ELFFile
+
+    from cassc.formats.host_object import CUDA_FATBIN_SECTIONS, MALFORMED_ELF_ERRORS
+
+    try:
+        with path.open("rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                return None
+            handle.seek(0)
+            elf = ELFFile(handle)
+            if elf["e_type"] not in ("ET_EXEC", "ET_DYN"):
+                return None
+            if not any(s.name in CUDA_FATBIN_SECTIONS and s["sh_size"] > 0 for s in elf.iter_sections()):
+                return None
+            # A position-independent executable is ET_DYN too; it names its program interpreter.
+            interpreted = any(segment["p_type"] == "PT_INTERP" for segment in elf.iter_segments())
+            return "executable" if elf["e_type"] == "ET_EXEC" or interpreted else "shared library"
+    except (OSError, *MALFORMED_ELF_ERRORS):
+        return None
+
+
+def refuse_linked_binary(path: Path, kind: str) -> InputError:
+    """The one-line refusal for an nvcc-built shared library or executable among a link's inputs."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    return InputError(f"{path} is {article} {kind} built by nvcc, with device code for NVIDIA GPUs only: cassc "
+                      "translates nvcc-built objects and static libraries, not linked binaries; link the objects it "
+                      "was built from (or a static library of them, nvcc -lib) with cassc instead")
+
+
+@dataclass(frozen=True)
+class RegisteredFatbin:
+    """One fatbin container of a linked binary: what one `__cudaRegisterFatBinary` call registers (one
+    translation unit's device code, or a device link's), named by the SHA-256 of its bytes."""
+
+    digest: str
+    module: BinaryModule
+
+
+def registered_fatbins(path: Path) -> list[RegisteredFatbin]:
+    """Each fatbin container of an executable or shared library, as its own module: containers are
+    separate programs (their kernels may share names), registered and loaded one by one."""
+    import hashlib
+
+    data = path.read_bytes()
+    try:
+        host = read_host_object(data, str(path))
+        result = []
+        for section, contents in host.cuda_fatbins:
+            for index, container in enumerate(read_containers(contents)):
+                images = [DeviceImage(section, index, entry) for entry in container.entries]
+                origin = f"{path}[{section} #{index}]"
+                digest = hashlib.sha256(contents[container.offset:container.offset + container.size]).hexdigest()
+                result.append(RegisteredFatbin(digest, BinaryModule(origin, tuple(images),
+                                                                    _kernels(images, host.functions))))
+        return result
+    except (HostObjectError, FatbinFormatError, CubinFormatError) as error:
         raise InputError(f"{path}: {error}") from error
 
 

@@ -22,6 +22,7 @@ from cassc.repair.prompt import AnswerRejected, parse_answer
 
 if TYPE_CHECKING:
     from cassc.repair.backends import Backend
+    from cassc.repair.hook import ModelRepairer
 
 CASS_ASSEMBLY_OPENING = "Convert the following CUDA SASS assembly to AMD GPU (RDNA3, gfx1100) assembly:"
 MAX_CODE_CHARS = 48 * 1024  # the kernel's SASS or PTX in the prompt; a longer kernel is not asked
@@ -34,6 +35,13 @@ class Fallback:
     backend: Callable[[], Backend]  # made (and loaded) on first use
     max_tokens: int
     clang: Path
+
+
+def configured_fallback(repairer: ModelRepairer, clang: Path) -> Fallback | None:
+    """The repair model configured for this process (--cassc-model, CASSC_MODEL, config.toml), if any."""
+    if repairer.configured().model is None:
+        return None
+    return Fallback(repairer.model, repairer.configured().max_answer_tokens, clang)
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,12 @@ def parse_ptx(text: str) -> PtxModule:
             position = end
         elif word == ".address_size":
             position += 2
-        elif word in (".file", ".loc", ".pragma", ".section"):
+        elif word in (".file", ".loc", ".pragma") or word.startswith("@@DWARF"):
             position = _until(tokens, position, "\n")
+        elif word == ".section":  # debug information (-G, -lineinfo): `.section .debug_info { .b8 ... }`
+            position = _skip_newlines(tokens, _until(tokens, position, "\n"))
+            if position < len(tokens) and tokens[position][0] == "{":
+                position = _until(tokens, position, "}") + 1
         elif word in (".visible", ".extern", ".weak", ".common") or word in (".entry", ".func") or \
                 word.lstrip(".") in STATE_SPACES:
             position = _declaration(module, tokens, position)
@@ -170,6 +174,10 @@ def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int
 
 
 def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | list[str] = ()) -> Variable:
+    if ".attribute" in words and ".managed" in words:
+        declared = words[:words.index("=")] if "=" in words else words
+        raise PtxSyntaxError(f"PTX line {line}: __managed__ variable '{declared[-1]}' (unified memory shared with "
+                             "the host) is not supported yet")
     space = words[0].lstrip(".")
     align = 0
     rest = words[1:]
@@ -280,6 +288,9 @@ def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement
         if word == "{":
             inner, position = _block(tokens, position + 1)
             statements.append(Block(tuple(inner)))
+            continue
+        if word in (".loc", ".file"):  # line information: a directive without `;`, to the end of its line
+            position = _until(tokens, position, "\n")
             continue
         if word == ".pragma":
             end = _until(tokens, position, ";")

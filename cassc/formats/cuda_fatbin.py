@@ -78,6 +78,7 @@ class FatbinEntry:
 class FatbinContainer:
     offset: int  # in the section
     entries: tuple[FatbinEntry, ...]
+    size: int = 0  # header and entries: the bytes __cudaRegisterFatBinary's wrapper points at
 
 
 def _parse(layout: Struct, data: bytes, position: int, what: str):  # type: ignore[no-untyped-def]
@@ -104,7 +105,7 @@ def read_containers(section: bytes) -> list[FatbinContainer]:
         if end > len(section):
             raise FatbinFormatError(f"fatbin container at {position:#x} claims {header.files_size} bytes of "
                                     f"entries; only {len(section) - start} are there")
-        containers.append(FatbinContainer(position, tuple(_read_entries(section, start, end))))
+        containers.append(FatbinContainer(position, tuple(_read_entries(section, start, end)), end - position))
         position = -(-end // 8) * 8
     if any(section[position:]):
         raise FatbinFormatError(f"fatbin truncated: {len(section) - position} stray bytes at offset {position:#x}")

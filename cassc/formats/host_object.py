@@ -48,6 +48,9 @@ class HostObject:
     functions: frozenset[str]  # names of the functions this file defines (host stubs among them)
     # -rdc objects register through `__cudaRegisterLinkedBinary_<module id>`, which nvcc's device link defines
     linked_registrations: tuple[str, ...] = ()
+    # global and weak symbols it defines and global ones it needs: what decides whether a link takes an archive member
+    defined_globals: frozenset[str] = frozenset()
+    undefined_globals: frozenset[str] = frozenset()
 
     @property
     def has_cuda_device_code(self) -> bool:
@@ -69,6 +72,8 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         cuids: list[str] = []
         undefined: list[str] = []
         defined: list[str] = []
+        defined_globals: set[str] = set()
+        undefined_globals: set[str] = set()
         for section in elf.iter_sections():
             if section.name.startswith(OFFLOAD_SECTION_PREFIX):
                 triple = section.name[len(OFFLOAD_SECTION_PREFIX):]
@@ -82,6 +87,12 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
                 for symbol in section.iter_symbols():
                     if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF":
                         functions.add(symbol.name)
+                    # A weak reference pulls in no archive member; a weak definition satisfies references.
+                    bind = symbol["st_info"]["bind"]
+                    if symbol.name and symbol["st_shndx"] == "SHN_UNDEF" and bind == "STB_GLOBAL":
+                        undefined_globals.add(symbol.name)
+                    elif symbol.name and symbol["st_shndx"] != "SHN_UNDEF" and bind in ("STB_GLOBAL", "STB_WEAK"):
+                        defined_globals.add(symbol.name)
                     if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and symbol["st_shndx"] == "SHN_UNDEF":
                         linked.append(symbol.name)
                     if symbol.name.startswith(CUID_SYMBOL_PREFIX):
@@ -93,4 +104,4 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
     return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
                       tuple(dict.fromkeys(defined)), hip_fatbin, tuple(cuda_fatbins), frozenset(functions),
-                      tuple(dict.fromkeys(linked)))
+                      tuple(dict.fromkeys(linked)), frozenset(defined_globals), frozenset(undefined_globals))

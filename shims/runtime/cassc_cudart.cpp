@@ -10,6 +10,7 @@
 // libcudart, whose entry points jump to their HIP twins.
 #include <hip/hip_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,7 @@ struct cassc_image {
   const char *origin;       // the nvcc-built object it was translated from
   unsigned kernel_count;
   const cassc_kernel_layout *kernels;
+  unsigned cuda_version;  // of the nvcc that built it (13000 for 13.0; 0: unknown), as CUDA_VERSION counts
 };
 }
 
@@ -137,20 +139,35 @@ hipModule_t module_of(State &s, const cassc_image *image) {
   return module;
 }
 
-Kernel *kernel_for(const void *host_stub) {
-  State &s = state();
-  std::lock_guard<std::mutex> guard(s.lock);
+// The translated kernel a registered host stub names (nullptr: not a kernel nvcc's code registered).
+const std::pair<const cassc_image *, const cassc_kernel_layout *> *translated_locked(State &s, const void *host_stub) {
   auto stub = s.host_stubs.find(host_stub);
   if (stub == s.host_stubs.end()) return nullptr;
-  Kernel &kernel = s.kernels[stub->second];
-  if (kernel.function) return &kernel;
   auto named = s.by_name.find(stub->second);
   if (named == s.by_name.end())
     fatal("kernel was not translated for this GPU (see cassc's messages at build time)", stub->second);
-  kernel.image = named->second.first;
-  kernel.layout = named->second.second;
+  return &named->second;
+}
+
+// What the CUDA parameter layout answers needs no GPU: the layout alone, without loading the code object.
+const cassc_kernel_layout *layout_for(const void *host_stub) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto translated = translated_locked(s, host_stub);
+  return translated ? translated->second : nullptr;
+}
+
+Kernel *kernel_for(const void *host_stub) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto translated = translated_locked(s, host_stub);
+  if (!translated) return nullptr;
+  Kernel &kernel = s.kernels[translated->second->name];
+  if (kernel.function) return &kernel;
+  kernel.image = translated->first;
+  kernel.layout = translated->second;
   hipError_t status = hipModuleGetFunction(&kernel.function, module_of(s, kernel.image), kernel.layout->name);
-  if (status != hipSuccess) fatal("translated kernel missing from its code object", stub->second);
+  if (status != hipSuccess) fatal("translated kernel missing from its code object", kernel.layout->name);
   return &kernel;
 }
 
@@ -172,19 +189,60 @@ Variable *variable_for(const void *host_shadow) {
   fatal("device variable not found in the translated code", variable.name);
 }
 
+// The CUDA parameter buffer of one launch: each argument at its recorded offset. Padded: the code object's
+// kernarg segment is the CUDA buffer rounded up (to 4 bytes).
+struct ParameterBuffer {
+  std::vector<char> bytes;
+  size_t size;
+  ParameterBuffer(const cassc_kernel_layout *layout, void **args)
+      : bytes((layout->param_size + 15) / 16 * 16 + 16, 0), size((layout->param_size + 3) / 4 * 4) {
+    for (unsigned i = 0; i < layout->param_count; ++i)
+      std::memcpy(bytes.data() + layout->offsets[i], args[i], layout->sizes[i]);
+  }
+};
+
 hipError_t launch(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
   Kernel *kernel = kernel_for(host_stub);
   if (!kernel) return hipErrorInvalidDeviceFunction;
-  const cassc_kernel_layout *layout = kernel->layout;
-  // Padded: the code object's kernarg segment is the CUDA buffer rounded up (to 4 bytes).
-  std::vector<char> buffer((layout->param_size + 15) / 16 * 16 + 16, 0);
-  for (unsigned i = 0; i < layout->param_count; ++i)
-    std::memcpy(buffer.data() + layout->offsets[i], args[i], layout->sizes[i]);
-  size_t size = (layout->param_size + 3) / 4 * 4;
-  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+  ParameterBuffer buffer(kernel->layout, args);
+  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer.bytes.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &buffer.size,
                    HIP_LAUNCH_PARAM_END};
   return hipModuleLaunchKernel(kernel->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                static_cast<unsigned>(shared), hip_stream(stream), nullptr, extra);
+}
+
+// An attribute of the current device or of a kernel; 0 where HIP cannot say.
+int device_attribute(hipDeviceAttribute_t attribute) {
+  int device = 0, value = 0;
+  if (hipGetDevice(&device) != hipSuccess || hipDeviceGetAttribute(&value, attribute, device) != hipSuccess) return 0;
+  return value;
+}
+
+int function_attribute(hipFunction_t function, hipFunction_attribute attribute) {
+  int value = 0;
+  return hipFuncGetAttribute(&value, attribute, function) == hipSuccess ? value : 0;
+}
+
+// CUDA's per-thread default stream variants (_ptsz): the null stream is the calling thread's.
+void *per_thread(void *stream) { return stream ? stream : reinterpret_cast<void *>(2); }
+
+// CUDA 13's cudaMemLocation, as HIP 5.2's device ordinal (hipCpuDeviceId for the host).
+struct cuda_mem_location {
+  int type;  // cudaMemLocationType: 1 device, 2 host, 3 host NUMA node, 4 the current thread's host NUMA node
+  int id;
+};
+int hip_device_of(cuda_mem_location location) { return location.type == 1 ? location.id : hipCpuDeviceId; }
+
+// Graph memory nodes (HIP 5.2 has none): the allocation is made when the node is added and lives as long as
+// the program; the node itself is an empty node, ordering what depends on it as CUDA's would.
+struct MemoryNodes {
+  std::mutex lock;
+  std::map<hipGraphNode_t, std::vector<char>> alloc_params;  // node -> the cudaMemAllocNodeParams it returned
+  std::map<hipGraphNode_t, void *> freed;
+};
+MemoryNodes &memory_nodes() {
+  static MemoryNodes *instance = new MemoryNodes;
+  return *instance;
 }
 
 }  // namespace
@@ -198,8 +256,155 @@ void __cassc_register_image(const cassc_image *image) {
   for (unsigned i = 0; i < image->kernel_count; ++i) s.by_name[image->kernels[i].name] = {image, &image->kernels[i]};
 }
 
+}  // extern "C"
+
+#ifdef CASSC_TRANSLATION_LOOKUP
+// The runtime as a shared libcudart for nvcc-built binaries (`-cudart shared`): nothing was spliced into them,
+// so each fatbin nvcc's code registers is looked up among `cassc translate`'s output, by the SHA-256 of its
+// bytes: <dir>/<digest>.kernels (a line per kernel: name, CUDA parameter buffer size, offsets, sizes, bundle)
+// beside the bundles. <dir>: CASSC_TRANSLATED_DIR, else the cache's translated/ (CASSC_CACHE_DIR, else
+// $XDG_CACHE_HOME/cassc or ~/.cache/cassc), as cassc translate writes it.
+namespace {
+
+std::string sha256_hex(const unsigned char *data, size_t size) {
+  static const uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+      0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+      0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+      0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+      0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+      0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+      0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2};
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::vector<unsigned char> message(data, data + size);
+  message.push_back(0x80);
+  while (message.size() % 64 != 56) message.push_back(0);
+  for (int shift = 56; shift >= 0; shift -= 8)
+    message.push_back(static_cast<unsigned char>((uint64_t(size) * 8) >> shift));
+  auto rotate = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (size_t block = 0; block < message.size(); block += 64) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t(message[block + 4 * i]) << 24 | uint32_t(message[block + 4 * i + 1]) << 16 |
+             uint32_t(message[block + 4 * i + 2]) << 8 | message[block + 4 * i + 3];
+    for (int i = 16; i < 64; ++i)
+      w[i] = w[i - 16] + (rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)) + w[i - 7] +
+             (rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10));
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], x = h[7];
+    for (int i = 0; i < 64; ++i) {
+      uint32_t t1 = x + (rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      uint32_t t2 = (rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      x = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += x;
+  }
+  char hex[65];
+  for (int i = 0; i < 8; ++i) std::snprintf(hex + 8 * i, 9, "%08x", h[i]);
+  return std::string(hex, 64);
+}
+
+std::string translation_dir() {
+  if (const char *chosen = std::getenv("CASSC_TRANSLATED_DIR")) return chosen;
+  if (const char *cache = std::getenv("CASSC_CACHE_DIR")) return std::string(cache) + "/translated";
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/cassc/translated";
+  const char *home = std::getenv("HOME");
+  return std::string(home ? home : "") + "/.cache/cassc/translated";
+}
+
+std::vector<unsigned> numbers(const std::string &text) {
+  std::vector<unsigned> values;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start)
+      values.push_back(static_cast<unsigned>(std::strtoul(text.substr(start, end - start).c_str(), nullptr, 10)));
+    start = end + 1;
+  }
+  return values;
+}
+
+std::string read_file(const std::string &path, bool *ok) {
+  std::string bytes;
+  FILE *file = std::fopen(path.c_str(), "rb");
+  *ok = file != nullptr;
+  if (!file) return bytes;
+  char chunk[65536];
+  for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.append(chunk, got);
+  std::fclose(file);
+  return bytes;
+}
+
+// nvcc's fatbin wrapper (__fatBinC_Wrapper_t) and the container header it points at.
+struct FatbinWrapper {
+  int magic, version;
+  const unsigned char *data;
+  void *unused;
+};
+
+void register_translation(const void *wrapper) {
+  const unsigned char *container = static_cast<const FatbinWrapper *>(wrapper)->data;
+  uint32_t magic;
+  uint16_t header_size;
+  uint64_t entries_size;
+  std::memcpy(&magic, container, 4);
+  std::memcpy(&header_size, container + 6, 2);
+  std::memcpy(&entries_size, container + 8, 8);
+  if (magic != 0xBA55ED50u) return;
+  const std::string digest = sha256_hex(container, header_size + entries_size);
+  const std::string directory = translation_dir();
+  bool ok = false;
+  std::string listing = read_file(directory + "/" + digest + ".kernels", &ok);
+  bool verbose = std::getenv("CASSC_RUNTIME_VERBOSE") != nullptr;
+  if (!ok) {
+    std::fprintf(stderr, "cassc runtime: no translation of fatbin %s in %s (run `cassc translate` on the binary)\n",
+                 digest.c_str(), directory.c_str());
+    return;
+  }
+  // One image per bundle file; the layouts live as long as the program.
+  std::map<std::string, std::vector<cassc_kernel_layout>> by_bundle;
+  size_t start = listing.find('\n') + 1;  // past the format line
+  while (start > 0 && start < listing.size()) {
+    size_t end = listing.find('\n', start);
+    std::string line = listing.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? 0 : end + 1;
+    std::vector<std::string> fields;
+    for (size_t from = 0;;) {
+      size_t tab = line.find('\t', from);
+      fields.push_back(line.substr(from, tab == std::string::npos ? std::string::npos : tab - from));
+      if (tab == std::string::npos) break;
+      from = tab + 1;
+    }
+    if (fields.size() != 5) continue;
+    std::vector<unsigned> offsets = numbers(fields[2]), sizes = numbers(fields[3]);
+    cassc_kernel_layout layout{strdup(fields[0].c_str()), static_cast<unsigned>(offsets.size()),
+                               (new std::vector<unsigned>(offsets))->data(), (new std::vector<unsigned>(sizes))->data(),
+                               static_cast<unsigned>(std::strtoul(fields[1].c_str(), nullptr, 10))};
+    by_bundle[fields[4]].push_back(layout);
+  }
+  for (auto &[bundle, layouts] : by_bundle) {
+    std::string *code = new std::string(read_file(directory + "/" + bundle, &ok));
+    if (!ok) fatal("cannot read the translated device code", directory + "/" + bundle);
+    auto *kernels = new std::vector<cassc_kernel_layout>(layouts);
+    __cassc_register_image(new cassc_image{code->data(), strdup((directory + "/" + bundle).c_str()),
+                                           static_cast<unsigned>(kernels->size()), kernels->data(), 0});
+  }
+  if (verbose)
+    std::fprintf(stderr, "cassc runtime: fatbin %s: %zu kernel(s) from %s\n", digest.c_str(),
+                 static_cast<size_t>(std::count(listing.begin(), listing.end(), '\n')) - 1, directory.c_str());
+}
+
+}  // namespace
+#endif
+
+extern "C" {
+
 void **__cudaRegisterFatBinary(void *wrapper) {
-  // The translated code registers itself (__cassc_register_image); the handle only has to be unique.
+#ifdef CASSC_TRANSLATION_LOOKUP
+  register_translation(wrapper);
+#endif
+  // Translated code spliced into the program registers itself (__cassc_register_image); the handle only has to
+  // be unique.
   return static_cast<void **>(wrapper);
 }
 
@@ -223,6 +428,9 @@ void __cudaRegisterVar(void **, char *host_shadow, char *, const char *device_na
   std::lock_guard<std::mutex> guard(s.lock);
   s.variables[host_shadow] = Variable{device_name, size, nullptr};
 }
+
+// Host variables of the texture and surface reference API (removed in CUDA 12): nothing to register.
+void __cudaRegisterHostVar(void **, const char *, char *, size_t) {}
 
 void __cudaRegisterManagedVar(void **, void **, char *, const char *device_name, int, size_t, int, int) {
   fatal("__managed__ variables in nvcc-built objects are not supported yet", device_name);
@@ -255,11 +463,608 @@ int __cudaLaunchKernel(void *handle, dim3 grid, dim3 block, void **args, size_t 
 }
 
 int __cudaLaunchKernel_ptsz(void *handle, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
-  return launch(handle, grid, block, args, shared, stream ? stream : hipStreamPerThread);
+  return launch(handle, grid, block, args, shared, per_thread(stream));
 }
 
 int cudaLaunchKernel(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
   return launch(host_stub, grid, block, args, shared, stream);
+}
+
+int cudaLaunchKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
+  return launch(host_stub, grid, block, args, shared, per_thread(stream));
+}
+
+// A cooperative launch is a launch here: HIP 5.2 has no cooperative launch of a module's kernel, and the
+// translated code has no grid-wide barrier yet (the lifter refuses it), so co-residency is all it could add.
+int cudaLaunchCooperativeKernel(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                void *stream) {
+  return launch(host_stub, grid, block, args, shared, stream);
+}
+
+int cudaLaunchCooperativeKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                     void *stream) {
+  return launch(host_stub, grid, block, args, shared, per_thread(stream));
+}
+
+// cudaLaunchKernelEx (a template in cuda_runtime.h) calls this. Its attributes are scheduling hints, access
+// policies and clusters, none of which changes what a kernel computes on an AMD GPU.
+struct cuda_launch_config {
+  dim3 grid, block;
+  size_t shared;
+  void *stream;
+  void *attributes;
+  unsigned attribute_count;
+};
+
+int cudaLaunchKernelExC(const cuda_launch_config *config, const void *host_stub, void **args) {
+  return launch(host_stub, config->grid, config->block, args, config->shared, config->stream);
+}
+
+int cudaLaunchKernelExC_ptsz(const cuda_launch_config *config, const void *host_stub, void **args) {
+  return launch(host_stub, config->grid, config->block, args, config->shared, per_thread(config->stream));
+}
+
+// cudaGetKernel's handle and cudaGetFuncBySymbol's function: the host stub (what the shim launches by) and the
+// translated kernel's HIP function (what the driver API's jumps to HIP take).
+int cudaGetKernel(void **kernel, const void *host_stub) {
+  if (!layout_for(host_stub)) return hipErrorInvalidDeviceFunction;
+  *kernel = const_cast<void *>(host_stub);
+  return hipSuccess;
+}
+
+int cudaGetFuncBySymbol(hipFunction_t *function, const void *host_stub) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  *function = kernel->function;
+  return hipSuccess;
+}
+
+int cudaFuncGetName(const char **name, const void *host_stub) {
+  const cassc_kernel_layout *layout = layout_for(host_stub);
+  if (!layout) return hipErrorInvalidDeviceFunction;
+  *name = layout->name;
+  return hipSuccess;
+}
+
+int cudaFuncGetParamInfo(const void *host_stub, size_t index, size_t *offset, size_t *size) {
+  const cassc_kernel_layout *layout = layout_for(host_stub);
+  if (!layout) return hipErrorInvalidDeviceFunction;
+  if (index >= layout->param_count) return hipErrorInvalidValue;
+  *offset = layout->offsets[index];
+  *size = layout->sizes[index];
+  return hipSuccess;
+}
+
+// CUDA 13's cudaFuncAttributes (driver_types.h), filled from the translated kernel's code object.
+struct cassc_cuda_func_attributes {
+  size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+  int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes,
+      preferredShmemCarveout, clusterDimMustBeSet, requiredClusterWidth, requiredClusterHeight, requiredClusterDepth,
+      clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
+};
+
+int cudaFuncGetAttributes(cassc_cuda_func_attributes *attributes, const void *host_stub) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  std::memset(attributes, 0, sizeof *attributes);
+  auto get = [&](hipFunction_attribute attribute) { return function_attribute(kernel->function, attribute); };
+  attributes->sharedSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+  attributes->constSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES));
+  attributes->localSizeBytes = static_cast<size_t>(get(HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+  attributes->maxThreadsPerBlock = get(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  attributes->numRegs = get(HIP_FUNC_ATTRIBUTE_NUM_REGS);
+  attributes->ptxVersion = get(HIP_FUNC_ATTRIBUTE_PTX_VERSION);
+  attributes->binaryVersion = get(HIP_FUNC_ATTRIBUTE_BINARY_VERSION);
+  attributes->maxDynamicSharedSizeBytes =
+      device_attribute(hipDeviceAttributeSharedMemPerBlockOptin) - static_cast<int>(attributes->sharedSizeBytes);
+  attributes->preferredShmemCarveout = -1;
+  return hipSuccess;
+}
+
+int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *host_stub, int block_size,
+                                                           size_t shared, unsigned flags) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  return hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, kernel->function, block_size, shared,
+                                                                     flags);
+}
+
+// The dynamic shared memory `blocks` blocks of `block_size` threads can each have on one multiprocessor.
+int cudaOccupancyAvailableDynamicSMemPerBlock(size_t *available, const void *host_stub, int blocks, int block_size) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  if (blocks <= 0 || block_size <= 0) return hipErrorInvalidValue;
+  int per_multiprocessor = device_attribute(hipDeviceAttributeMaxSharedMemoryPerMultiprocessor);
+  int per_block = device_attribute(hipDeviceAttributeSharedMemPerBlockOptin);
+  int fixed = function_attribute(kernel->function, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  int resident = 0;
+  if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel->function, block_size, 0) != hipSuccess ||
+      resident < blocks) {
+    *available = 0;
+    return hipSuccess;
+  }
+  int share = per_multiprocessor / blocks - fixed;
+  *available = static_cast<size_t>(std::max(0, std::min(share, per_block - fixed)));
+  return hipSuccess;
+}
+
+// CUDA 13's cudaKernelNodeParams. A kernel node of a translated kernel is the kernel launch captured into a
+// child graph: HIP's kernel nodes take only kernels HIP registered itself.
+struct cuda_kernel_node_params {
+  void *func;
+  dim3 grid, block;
+  unsigned shared;
+  void **kernel_params;
+  void **extra;
+};
+
+}  // extern "C"
+
+namespace {
+
+// A translated kernel's graph node: what it was given, and its parameter buffer, which the captured launch
+// refers to (kept for the program's lifetime, as the graph may be).
+struct KernelNode {
+  cuda_kernel_node_params params;
+  ParameterBuffer *buffer;
+  std::vector<void *> arguments;  // pointers into the buffer: the kernelParams GetParams returns
+};
+
+struct KernelNodes {
+  std::mutex lock;
+  std::map<hipGraphNode_t, KernelNode> nodes;
+};
+
+KernelNodes &kernel_nodes() {
+  static KernelNodes *instance = new KernelNodes;
+  return *instance;
+}
+
+// The launch of `params` captured into a graph of its own; records the node data in `recorded`.
+hipError_t captured_launch(const cuda_kernel_node_params *params, hipGraph_t *launch_graph, KernelNode *recorded) {
+  Kernel *kernel = kernel_for(params->func);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  if (!params->kernel_params) return hipErrorInvalidValue;  // the "extra" form is the driver API's
+  ParameterBuffer *buffer = new ParameterBuffer(kernel->layout, params->kernel_params);
+  *recorded = KernelNode{*params, buffer, {}};
+  for (unsigned i = 0; i < kernel->layout->param_count; ++i)
+    recorded->arguments.push_back(buffer->bytes.data() + kernel->layout->offsets[i]);
+  hipStream_t stream = nullptr;
+  hipError_t status = hipStreamCreateWithFlags(&stream, hipStreamNonBlocking);
+  if (status != hipSuccess) return status;
+  status = hipStreamBeginCapture(stream, hipStreamCaptureModeRelaxed);
+  if (status == hipSuccess) {
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer->bytes.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                     &buffer->size, HIP_LAUNCH_PARAM_END};
+    hipError_t launched = hipModuleLaunchKernel(kernel->function, params->grid.x, params->grid.y, params->grid.z,
+                                                params->block.x, params->block.y, params->block.z, params->shared,
+                                                stream, nullptr, extra);
+    status = hipStreamEndCapture(stream, launch_graph);
+    if (launched != hipSuccess) status = launched;
+  }
+  (void)hipStreamDestroy(stream);
+  return status;
+}
+
+void remember(hipGraphNode_t node, KernelNode recorded) {
+  KernelNodes &nodes = kernel_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  nodes.nodes[node] = std::move(recorded);
+}
+
+}  // namespace
+
+extern "C" {
+
+int cudaGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                           size_t dependency_count, const cuda_kernel_node_params *params) {
+  hipGraph_t launch_graph = nullptr;
+  KernelNode recorded{};
+  hipError_t status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess)
+    status = hipGraphAddChildGraphNode(node, graph, dependencies, dependency_count, launch_graph);
+  if (status == hipSuccess) remember(*node, std::move(recorded));
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  return status;
+}
+
+// CUDA's kernel-node calls on a translated kernel's node (HIP 5.2's hipKernelNodeParams also orders its fields
+// differently from CUDA's, so no jump would do): the recorded parameters; a change captures the new launch.
+int cudaGraphKernelNodeGetParams(hipGraphNode_t node, cuda_kernel_node_params *params) {
+  KernelNodes &nodes = kernel_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.nodes.find(node);
+  if (found == nodes.nodes.end()) return hipErrorInvalidValue;
+  *params = found->second.params;
+  params->kernel_params = found->second.arguments.data();
+  params->extra = nullptr;
+  return hipSuccess;
+}
+
+int cudaGraphKernelNodeSetParams(hipGraphNode_t node, const cuda_kernel_node_params *params) {
+  hipGraph_t child = nullptr, launch_graph = nullptr;
+  hipError_t status = hipGraphChildGraphNodeGetGraph(node, &child);
+  if (status != hipSuccess) return hipErrorInvalidValue;  // not a node of a translated kernel
+  KernelNode recorded{};
+  status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess) {  // the node owns its child graph: replace what it holds
+    size_t count = 0;
+    status = hipGraphGetNodes(child, nullptr, &count);
+    std::vector<hipGraphNode_t> old(count);
+    if (status == hipSuccess && count) status = hipGraphGetNodes(child, old.data(), &count);
+    for (size_t i = 0; status == hipSuccess && i < count; ++i) status = hipGraphDestroyNode(old[i]);
+    hipGraphNode_t launch = nullptr;
+    if (status == hipSuccess) status = hipGraphAddChildGraphNode(&launch, child, nullptr, 0, launch_graph);
+  }
+  if (status == hipSuccess) remember(node, std::move(recorded));
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  return status;
+}
+
+int cudaGraphExecKernelNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node, const cuda_kernel_node_params *params) {
+  hipGraph_t launch_graph = nullptr;
+  KernelNode recorded{};
+  hipError_t status = captured_launch(params, &launch_graph, &recorded);
+  if (status == hipSuccess) status = hipGraphExecChildGraphNodeSetParams(exec, node, launch_graph);
+  if (launch_graph) (void)hipGraphDestroy(launch_graph);
+  return status;
+}
+
+int cudaGraphKernelNodeGetAttribute(hipGraphNode_t, int, void *value) {
+  std::memset(value, 0, 64);  // cudaLaunchAttributeValue: every attribute's default is zero
+  return hipSuccess;
+}
+
+// CUDA 13's cudaMemAllocNodeParams: the pool properties (88 bytes), access descriptors, size, then the result.
+struct cuda_mem_alloc_node_params {
+  char pool_properties[88];
+  const void *access;
+  size_t access_count;
+  size_t bytes;
+  void *pointer;
+};
+
+int cudaGraphAddMemAllocNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                             size_t dependency_count, cuda_mem_alloc_node_params *params) {
+  hipError_t status = hipMalloc(&params->pointer, params->bytes);
+  if (status != hipSuccess) return status;
+  status = hipGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+  if (status != hipSuccess) return status;
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  const char *raw = reinterpret_cast<const char *>(params);
+  nodes.alloc_params[*node] = std::vector<char>(raw, raw + sizeof *params);
+  return hipSuccess;
+}
+
+int cudaGraphMemAllocNodeGetParams(hipGraphNode_t node, cuda_mem_alloc_node_params *params) {
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.alloc_params.find(node);
+  if (found == nodes.alloc_params.end()) return hipErrorInvalidValue;
+  std::memcpy(params, found->second.data(), sizeof *params);
+  return hipSuccess;
+}
+
+int cudaGraphAddMemFreeNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                            size_t dependency_count, void *pointer) {
+  hipError_t status = hipGraphAddEmptyNode(node, graph, dependencies, dependency_count);
+  if (status != hipSuccess) return status;
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  nodes.freed[*node] = pointer;
+  return hipSuccess;
+}
+
+int cudaGraphMemFreeNodeGetParams(hipGraphNode_t node, void **pointer) {
+  MemoryNodes &nodes = memory_nodes();
+  std::lock_guard<std::mutex> guard(nodes.lock);
+  auto found = nodes.freed.find(node);
+  if (found == nodes.freed.end()) return hipErrorInvalidValue;
+  *pointer = found->second;
+  return hipSuccess;
+}
+
+// Graph memory is ordinary device memory here: no pool of its own to report.
+int cudaDeviceGetGraphMemAttribute(int, int, void *value) {
+  *static_cast<unsigned long long *>(value) = 0;
+  return hipSuccess;
+}
+
+struct cuda_graph_instantiate_params {
+  unsigned long long flags;
+  void *upload_stream;
+  hipGraphNode_t error_node;
+  int result;  // cudaGraphInstantiateResult: 0 success, 1 error
+};
+
+int cudaGraphInstantiateWithParams(hipGraphExec_t *exec, hipGraph_t graph, cuda_graph_instantiate_params *params) {
+  // CUDA's flags: 1 auto-free on launch, 2 upload, 4 device launch, 8 use node priority: none applies here.
+  hipError_t status = hipGraphInstantiateWithFlags(exec, graph, 0);
+  params->error_node = nullptr;
+  params->result = status == hipSuccess ? 0 : 1;
+  return status;
+}
+
+int cudaGraphInstantiateWithParams_ptsz(hipGraphExec_t *exec, hipGraph_t graph,
+                                        cuda_graph_instantiate_params *params) {
+  return cudaGraphInstantiateWithParams(exec, graph, params);
+}
+
+int cudaGraphExecGetFlags(hipGraphExec_t, unsigned long long *flags) {
+  *flags = 0;
+  return hipSuccess;
+}
+
+// Limits: the stack, printf buffer and heap are sized by the code object and HIP on AMD GPUs, and the L2
+// limits are hints, so setting them succeeds; the device runtime's limits (dynamic parallelism) do not exist.
+int cudaDeviceSetLimit(int limit, size_t) {
+  return limit <= 2 || limit == 5 || limit == 6 ? hipSuccess : 215 /* cudaErrorUnsupportedLimit */;
+}
+
+// HIP 5.2 has no hipLaunchHostFunc: a stream callback calling the host function does the same.
+struct HostCall {
+  void (*function)(void *);
+  void *data;
+};
+
+void run_host_call(hipStream_t, hipError_t, void *pending) {
+  HostCall *call = static_cast<HostCall *>(pending);
+  call->function(call->data);
+  delete call;
+}
+
+int cudaLaunchHostFunc(void *stream, void (*function)(void *), void *data) {
+  HostCall *call = new HostCall{function, data};
+  hipError_t status = hipStreamAddCallback(hip_stream(stream), run_host_call, call, 0);
+  if (status != hipSuccess) delete call;
+  return status;
+}
+
+int cudaLaunchHostFunc_ptsz(void *stream, void (*function)(void *), void *data) {
+  return cudaLaunchHostFunc(per_thread(stream), function, data);
+}
+
+int cudaEventRecordWithFlags(hipEvent_t event, void *stream, unsigned) {
+  // The one flag, cudaEventRecordExternal, matters only inside a graph capture.
+  return hipEventRecord(event, hip_stream(stream));
+}
+
+int cudaEventRecordWithFlags_ptsz(hipEvent_t event, void *stream, unsigned flags) {
+  return cudaEventRecordWithFlags(event, per_thread(stream), flags);
+}
+
+int cudaEventRecord_ptsz(hipEvent_t event, void *stream) {
+  return hipEventRecord(event, hip_stream(per_thread(stream)));
+}
+
+// Stream attributes (access policy window, synchronization policy, priority...) are hints: each reads as its
+// default.
+int cudaStreamGetAttribute(void *, int, void *value) {
+  std::memset(value, 0, 64);
+  return hipSuccess;
+}
+
+int cudaStreamGetAttribute_ptsz(void *stream, int attribute, void *value) {
+  return cudaStreamGetAttribute(stream, attribute, value);
+}
+
+int cudaStreamGetId(void *stream, unsigned long long *id) {
+  *id = reinterpret_cast<unsigned long long>(hip_stream(stream));  // unique while the stream lives
+  return hipSuccess;
+}
+
+int cudaStreamGetId_ptsz(void *stream, unsigned long long *id) { return cudaStreamGetId(per_thread(stream), id); }
+
+int cudaStreamGetDevice(void *, int *device) { return hipGetDevice(device); }
+
+int cudaStreamGetDevice_ptsz(void *stream, int *device) { return cudaStreamGetDevice(stream, device); }
+
+int cudaInitDevice(int device, unsigned, unsigned) {
+  int count = 0;
+  hipError_t status = hipGetDeviceCount(&count);
+  if (status != hipSuccess) return status;
+  return device >= 0 && device < count ? hipSuccess : hipErrorInvalidDevice;
+}
+
+// The driver API's entry points: toolkit.py generates CASSC_DRIVER_ENTRIES from driver.tsv, a
+// {name, address of the HIP twin} row for every driver function whose twin libamdhip64 exports.
+struct cassc_driver_entry {
+  const char *name;
+  void (*function)();
+};
+#ifdef CASSC_DRIVER_ENTRIES
+#include CASSC_DRIVER_ENTRIES
+#else
+static const cassc_driver_entry driver_entry_points[] = {{"", nullptr}};
+#endif
+
+// cuGetProcAddress's names are the base names (cuMemAlloc for cuMemAlloc_v2): try the versions after it.
+static void *driver_entry_point(const char *symbol) {
+  const std::string base = symbol;
+  for (const std::string &name : {base, base + "_v2", base + "_v3"})
+    for (const cassc_driver_entry &entry : driver_entry_points)
+      if (entry.function && name == entry.name) return reinterpret_cast<void *>(entry.function);
+  return nullptr;
+}
+
+int cudaGetDriverEntryPoint(const char *symbol, void **function, unsigned long long, int *status) {
+  if (!symbol || !function) return hipErrorInvalidValue;
+  *function = driver_entry_point(symbol);
+  if (status) *status = *function ? 0 : 1;  // cudaDriverEntryPointSuccess / cudaDriverEntryPointSymbolNotFound
+  return hipSuccess;
+}
+
+int cudaGetDriverEntryPointByVersion(const char *symbol, void **function, unsigned, unsigned long long flags,
+                                     int *status) {
+  return cudaGetDriverEntryPoint(symbol, function, flags, status);
+}
+
+// CUDA 12 and 13 changed these calls' parameters; HIP 5.2 keeps the CUDA 11 forms, so a jump would pass
+// the wrong arguments. Edge data (CUDA 13's graph edges with ports and types) exists only as the default
+// (all zero) here: nothing else can be added, and what is read back is the default.
+struct cuda_graph_edge_data {
+  unsigned char bytes[8];  // from_port, to_port, type, reserved[5]
+};
+
+bool default_edges(const cuda_graph_edge_data *edges, size_t count) {
+  for (size_t i = 0; edges && i < count; ++i)
+    for (unsigned char byte : edges[i].bytes)
+      if (byte) return false;
+  return true;
+}
+
+void clear_edges(cuda_graph_edge_data *edges, size_t count) {
+  if (edges) std::memset(edges, 0, count * sizeof *edges);
+}
+
+int cudaMallocHost(void **pointer, size_t size) { return hipHostMalloc(pointer, size, 0); }
+
+int cudaGraphInstantiate(hipGraphExec_t *exec, hipGraph_t graph, unsigned long long flags) {
+  // CUDA's flags: 1 auto-free on launch (HIP's too); upload, device launch and priorities do not apply here.
+  return hipGraphInstantiateWithFlags(exec, graph, flags & 1);
+}
+
+struct cuda_graph_exec_update_result_info {
+  int result;  // cudaGraphExecUpdateResult: HIP's numbers
+  hipGraphNode_t error_node, error_from_node;
+};
+
+int cudaGraphExecUpdate(hipGraphExec_t exec, hipGraph_t graph, cuda_graph_exec_update_result_info *info) {
+  hipGraphNode_t error_node = nullptr;
+  hipGraphExecUpdateResult result = hipGraphExecUpdateSuccess;
+  hipError_t status = hipGraphExecUpdate(exec, graph, &error_node, &result);
+  if (info) *info = {static_cast<int>(result), error_node, nullptr};
+  return status;
+}
+
+int cudaGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
+                             const cuda_graph_edge_data *edges, size_t count) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipGraphAddDependencies(graph, from, to, count);
+}
+
+int cudaGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to,
+                                const cuda_graph_edge_data *edges, size_t count) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipGraphRemoveDependencies(graph, from, to, count);
+}
+
+int cudaGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, cuda_graph_edge_data *edges,
+                      size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphGetEdges(graph, from, to, count);
+  if (from) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *dependencies, cuda_graph_edge_data *edges,
+                                 size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphNodeGetDependencies(node, dependencies, count);
+  if (dependencies) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *dependents, cuda_graph_edge_data *edges,
+                                   size_t *count) {
+  size_t capacity = *count;
+  hipError_t status = hipGraphNodeGetDependentNodes(node, dependents, count);
+  if (dependents) clear_edges(edges, std::min(capacity, *count));
+  return status;
+}
+
+int cudaStreamGetCaptureInfo(void *stream, hipStreamCaptureStatus *status, unsigned long long *id, hipGraph_t *graph,
+                             const hipGraphNode_t **dependencies, const cuda_graph_edge_data **edges,
+                             size_t *count) {
+  if (edges) *edges = nullptr;  // all edges are default
+  return hipStreamGetCaptureInfo_v2(hip_stream(stream), status, id, graph, dependencies, count);
+}
+
+int cudaStreamUpdateCaptureDependencies(void *stream, hipGraphNode_t *dependencies, const cuda_graph_edge_data *edges,
+                                        size_t count, unsigned flags) {
+  if (!default_edges(edges, count)) return hipErrorNotSupported;
+  return hipStreamUpdateCaptureDependencies(hip_stream(stream), dependencies, count, flags);
+}
+
+// CUDA's cudaMemsetParams orders its fields differently from HIP 5.2's hipMemsetParams.
+struct cuda_memset_params {
+  void *dst;
+  size_t pitch;
+  unsigned value, element_size;
+  size_t width, height;
+};
+
+hipMemsetParams hip_memset_params(const cuda_memset_params *cuda) {
+  hipMemsetParams hip{};
+  hip.dst = cuda->dst;
+  hip.pitch = cuda->pitch;
+  hip.value = cuda->value;
+  hip.elementSize = cuda->element_size;
+  hip.width = cuda->width;
+  hip.height = cuda->height;
+  return hip;
+}
+
+int cudaGraphAddMemsetNode(hipGraphNode_t *node, hipGraph_t graph, const hipGraphNode_t *dependencies,
+                           size_t count, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphAddMemsetNode(node, graph, dependencies, count, &hip);
+}
+
+int cudaGraphMemsetNodeSetParams(hipGraphNode_t node, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphMemsetNodeSetParams(node, &hip);
+}
+
+int cudaGraphExecMemsetNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node, const cuda_memset_params *params) {
+  hipMemsetParams hip = hip_memset_params(params);
+  return hipGraphExecMemsetNodeSetParams(exec, node, &hip);
+}
+
+int cudaGraphMemsetNodeGetParams(hipGraphNode_t node, cuda_memset_params *params) {
+  hipMemsetParams hip{};
+  hipError_t status = hipGraphMemsetNodeGetParams(node, &hip);
+  if (status == hipSuccess) *params = {hip.dst, hip.pitch, hip.value, hip.elementSize, hip.width, hip.height};
+  return status;
+}
+
+// CUDA's cudaPointerAttributes has HIP 5.2's first fields, then reserved space where HIP keeps isManaged and
+// its allocation flags, and numbers memory types differently (CUDA: 0 unregistered, 1 host, 2 device, 3 managed).
+struct cuda_pointer_attributes {
+  int type;
+  int device;
+  void *device_pointer;
+  void *host_pointer;
+  long reserved[8];
+};
+
+int cudaPointerGetAttributes(cuda_pointer_attributes *attributes, const void *pointer) {
+  hipPointerAttribute_t hip;
+  hipError_t status = hipPointerGetAttributes(&hip, pointer);
+  if (status == hipErrorInvalidValue && pointer) {  // memory HIP does not know: CUDA reports it unregistered
+    (void)hipGetLastError();
+    *attributes = {0, -2, nullptr, const_cast<void *>(pointer), {}};
+    return hipSuccess;
+  }
+  if (status != hipSuccess) return status;
+  int type = hip.isManaged ? 3 : hip.memoryType == hipMemoryTypeHost ? 1 : 2;
+  *attributes = {type, hip.device, hip.devicePointer, hip.hostPointer, {}};
+  return hipSuccess;
+}
+
+// CUDA 13 locates prefetches and advice with a cudaMemLocation; HIP 5.2 takes a device ordinal.
+int cudaMemPrefetchAsync(const void *pointer, size_t count, cuda_mem_location location, unsigned, void *stream) {
+  return hipMemPrefetchAsync(pointer, count, hip_device_of(location), hip_stream(stream));
+}
+
+int cudaMemPrefetchAsync_ptsz(const void *pointer, size_t count, cuda_mem_location location, unsigned flags,
+                              void *stream) {
+  return cudaMemPrefetchAsync(pointer, count, location, flags, per_thread(stream));
+}
+
+int cudaMemAdvise(const void *pointer, size_t count, int advice, cuda_mem_location location) {
+  return hipMemAdvise(pointer, count, static_cast<hipMemoryAdvise>(advice), hip_device_of(location));
 }
 
 // The symbol API takes host shadows, which HIP does not know: resolve them to the translated variables.
@@ -303,11 +1108,32 @@ int cudaMemcpyFromSymbol(void *destination, const void *symbol, size_t count, si
   return status == hipSuccess ? hipStreamSynchronize(nullptr) : status;
 }
 
-int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {
-  hipDeviceProp_t hip;
-  hipError_t status = hipGetDeviceProperties(&hip, device);
-  if (status != hipSuccess) return status;
-  std::memset(prop, 0, sizeof *prop);
+int cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *source, size_t count, size_t offset, int kind,
+                                 void *stream) {
+  return cudaMemcpyToSymbolAsync(symbol, source, count, offset, kind, per_thread(stream));
+}
+
+int cudaMemcpyFromSymbolAsync_ptsz(void *destination, const void *symbol, size_t count, size_t offset, int kind,
+                                   void *stream) {
+  return cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, per_thread(stream));
+}
+
+int cudaMemcpyToSymbol_ptds(const void *symbol, const void *source, size_t count, size_t offset, int kind) {
+  int status = cudaMemcpyToSymbolAsync(symbol, source, count, offset, kind, per_thread(nullptr));
+  return status == hipSuccess ? hipStreamSynchronize(hipStreamPerThread) : status;
+}
+
+int cudaMemcpyFromSymbol_ptds(void *destination, const void *symbol, size_t count, size_t offset, int kind) {
+  int status = cudaMemcpyFromSymbolAsync(destination, symbol, count, offset, kind, per_thread(nullptr));
+  return status == hipSuccess ? hipStreamSynchronize(hipStreamPerThread) : status;
+}
+
+}  // extern "C"
+
+namespace {
+
+// What every cudaDeviceProp layout (CUDA 10 to 13) holds under the same names.
+template <typename Prop> void fill_device_prop(Prop *prop, const hipDeviceProp_t &hip) {
   std::memcpy(prop->name, hip.name, sizeof prop->name);
   prop->totalGlobalMem = hip.totalGlobalMem;
   prop->sharedMemPerBlock = hip.sharedMemPerBlock;
@@ -351,11 +1177,107 @@ int cudaGetDeviceProperties(cassc_cuda_device_prop *prop, int device) {
   prop->pageableMemoryAccessUsesHostPageTables = hip.pageableMemoryAccessUsesHostPageTables;
   prop->directManagedMemAccessFromHost = hip.directManagedMemAccessFromHost;
   prop->maxBlocksPerMultiProcessor = hip.maxThreadsPerMultiProcessor / (hip.warpSize ? hip.warpSize : 32);
+}
+
+// The CUDA version the program's device code was built by: the oldest among the translated images (one
+// program is built by one nvcc); 0 when nothing was registered.
+unsigned registered_cuda_version() {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  unsigned oldest = 0;
+  for (const cassc_image *image : s.images)
+    if (image->cuda_version && (!oldest || image->cuda_version < oldest)) oldest = image->cuda_version;
+  return oldest;
+}
+
+// CUDA 12's layout (cudaGetDeviceProperties_v2, what CUDA 12's headers call), also CUDA 10's and 11's
+// up to their end: CUDA 13 removed clockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode,
+// maxTexture1DLinear, memoryClockRate, singleToDoublePrecisionPerfRatio and cooperativeMultiDeviceLaunch.
+struct cassc_cuda12_device_prop {
+  char name[256];
+  unsigned char uuid[16];
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  size_t totalConstMem;
+  int major, minor;
+  size_t textureAlignment, texturePitchAlignment;
+  int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode,
+      maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear, maxTexture2D[2], maxTexture2DMipmap[2],
+      maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3], maxTexture3DAlt[3], maxTextureCubemap,
+      maxTexture1DLayered[2], maxTexture2DLayered[3], maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2],
+      maxSurface3D[3], maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap, maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver, asyncEngineCount,
+      unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize,
+      maxThreadsPerMultiProcessor, streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID, hostNativeAtomicSupported,
+      singleToDoublePrecisionPerfRatio, pageableMemoryAccess, concurrentManagedAccess, computePreemptionSupported,
+      canUseHostPointerForRegisteredMem, cooperativeLaunch, cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;  // CUDA 10's last fields
+  int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;  // CUDA 11's last field
+  int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported,
+      timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers, reserved[63];
+};
+
+// The bytes of CUDA 12's struct that a program built by `cuda_version` has (its struct ends earlier).
+size_t cuda12_prop_size(unsigned cuda_version) {
+  if (cuda_version && cuda_version < 11000)
+    return (offsetof(cassc_cuda12_device_prop, directManagedMemAccessFromHost) + sizeof(int) + 7) / 8 * 8;
+  if (cuda_version && cuda_version < 12000)
+    return offsetof(cassc_cuda12_device_prop, reservedSharedMemPerBlock) + sizeof(size_t);
+  return sizeof(cassc_cuda12_device_prop);
+}
+
+int cuda12_device_properties(void *prop, int device, size_t size) {
+  hipDeviceProp_t hip;
+  hipError_t status = hipGetDeviceProperties(&hip, device);
+  if (status != hipSuccess) return status;
+  cassc_cuda12_device_prop filled;
+  std::memset(&filled, 0, sizeof filled);
+  fill_device_prop(&filled, hip);
+  filled.clockRate = hip.clockRate;
+  filled.memoryClockRate = hip.memoryClockRate;
+  filled.computeMode = hip.computeMode;
+  filled.kernelExecTimeoutEnabled = hip.kernelExecTimeoutEnabled;
+  filled.cooperativeMultiDeviceLaunch = hip.cooperativeMultiDeviceLaunch;
+  filled.deviceOverlap = 1;
+  std::memcpy(prop, &filled, size);
   return hipSuccess;
 }
 
-// nvcc 12's name for the same call.
-int cudaGetDeviceProperties_v2(cassc_cuda_device_prop *prop, int device) { return cudaGetDeviceProperties(prop, device); }
+}  // namespace
+
+extern "C" {
+
+// The plain name is CUDA 13's call, and CUDA 10's and 11's (CUDA 12's headers call _v2): the layout
+// follows the CUDA version cassc read in the program's device code.
+int cudaGetDeviceProperties(void *prop, int device) {
+  unsigned built_by = registered_cuda_version();
+  if (built_by && built_by < 12000) return cuda12_device_properties(prop, device, cuda12_prop_size(built_by));
+  hipDeviceProp_t hip;
+  hipError_t status = hipGetDeviceProperties(&hip, device);
+  if (status != hipSuccess) return status;
+  cassc_cuda_device_prop *cuda13 = static_cast<cassc_cuda_device_prop *>(prop);
+  std::memset(cuda13, 0, sizeof *cuda13);
+  fill_device_prop(cuda13, hip);
+  return hipSuccess;
+}
+
+// CUDA 12's headers name their call so: CUDA 12's layout.
+int cudaGetDeviceProperties_v2(void *prop, int device) {
+  return cuda12_device_properties(prop, device, sizeof(cassc_cuda12_device_prop));
+}
 
 // cudaDeviceAttr and hipDeviceAttribute_t number the attributes differently: translate CUDA's numbers
 // (driver_types.h) for the attributes programs ask for; others are reported as not supported.
