@@ -6,13 +6,14 @@ import json
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import Callable
 
 import typer
 
 from cassc import __version__, header_libraries, locations, toolchain as tools, toolkit
 from cassc.build_check import check_build
-from cassc.errors import CasscError
+from cassc.errors import CasscError, InputError
 from cassc.invocation import DEFAULT_OFFLOAD_ARCH
 from cassc.nvcc_identity import toolkit_root
 
@@ -160,21 +161,18 @@ def env() -> None:
         print(f"export {name}={shlex.quote(value)}")
 
 
-def _translate_binaries(path: str, output: str, offload_arch: str,  # type: ignore[no-untyped-def]
-                        with_libraries: bool):
+def _translate_binaries(binaries: list[Path], output: str, offload_arch: str):  # type: ignore[no-untyped-def]
     """`cassc translate`'s work, shared with `cassc run`: (results, the directory written)."""
     import tempfile
-    from pathlib import Path
 
     from cassc.binary.fallback import configured_fallback
-    from cassc.binary.linked import translate_binary, with_nvcc_built_libraries
+    from cassc.binary.linked import translate_binary
     from cassc.cache import Cache
     from cassc.repair.hook import ModelRepairer
 
     archs = tuple(a for a in offload_arch.split(",") if a) or _offload_archs()
     directory = Path(output) if output else locations.cache_dir() / "translated"
     found = tools.find_toolchain()
-    binaries = with_nvcc_built_libraries(Path(path)) if with_libraries else [Path(path)]
     cache = Cache()
     fallback = configured_fallback(ModelRepairer(cache), found.clang)  # for kernels the lifter refuses
     with tempfile.TemporaryDirectory(prefix="cassc-translate-") as work:
@@ -193,23 +191,28 @@ def translate(path: str = typer.Argument(..., help="An executable or shared libr
               with_libraries: bool = typer.Option(False, "--with-libraries",
                                                   help="Also the nvcc-built shared libraries it needs.")) -> None:
     """Translate every fatbin of a linked nvcc-built binary ahead of time, keyed by the fatbin's content."""
-    from cassc.binary.linked import report
+    from cassc.binary.linked import report, with_nvcc_built_libraries
 
-    results, directory = _translate_binaries(path, output, offload_arch, with_libraries)
+    binaries = with_nvcc_built_libraries(Path(path)) if with_libraries else [Path(path)]
+    results, directory = _translate_binaries(binaries, output, offload_arch)
     raise typer.Exit(report(results, directory))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(context: typer.Context,
-        path: str = typer.Argument(..., help="An nvcc-built program linked with -cudart shared.")) -> None:
+        path: str = typer.Argument(..., help="A program with device code nvcc built (-cudart shared), or linked to "
+                                             "such a library.")) -> None:
     """Run an nvcc-built program on the AMD GPU: its fatbins and those of the nvcc-built libraries it needs are
     translated (cached by content), and cassc's libcudart is put first on the library path."""
-    from pathlib import Path
+    from cassc.binary.extract import linked_binary_kind
+    from cassc.binary.linked import report, shared_runtime_needed, with_nvcc_built_libraries
 
-    from cassc.binary.linked import report, shared_runtime_needed
-
-    shared_runtime_needed(Path(path))
-    results, directory = _translate_binaries(path, "", "", True)
+    binaries = [b for b in with_nvcc_built_libraries(Path(path)) if linked_binary_kind(b)]
+    if not binaries:
+        raise InputError(f"{path}: neither it nor the shared libraries it needs carry device code nvcc built")
+    for binary in binaries:
+        shared_runtime_needed(binary)
+    results, directory = _translate_binaries(binaries, "", "")
     if report(results, directory):
         raise typer.Exit(1)
     runtime = toolkit.ensure_toolkit(tools.find_toolchain()) / "lib64" / toolkit.SHARED_RUNTIME_DIR

@@ -360,3 +360,14 @@ def test_cassc_run_gives_an_nvcc_built_shared_runtime_program_its_translations(c
     nvcc("vendor.cu", "main.cpp", "-o", "static_runtime", cwd=tmp_path)
     refused = cassc("run", "static_runtime", check=False)
     assert refused.returncode == 1 and "rebuild it with -cudart shared" in refused.stderr
+
+
+def test_cassc_run_follows_a_host_program_to_the_nvcc_built_library_it_needs(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "main.cpp", MAIN)
+    nvcc("-cudart", "shared", "-shared", "-Xcompiler", "-fPIC", "vendor.cu", "-o", "libvendor.so", cwd=tmp_path)
+    subprocess.run(["g++", "main.cpp", "-L.", "-lvendor", "-Wl,-rpath,$ORIGIN", "-o", "host_program"], cwd=tmp_path,
+                   check=True)
+    result = cassc("run", "host_program", env={"CASSC_RUNTIME_VERBOSE": "1"}, check=False)
+    assert f"cassc translate: {tmp_path}/libvendor.so[.nv_fatbin #1]: 1 kernel(s)" in result.stderr, result.stderr
+    assert re.search(r"cassc runtime: fatbin [0-9a-f]{64}: 1 kernel\(s\)", result.stderr), result.stderr
