@@ -307,7 +307,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         modules = [module for path in _nvcc_built_inputs([*objects, *_static_libraries(ctx.inv)], hosts)
                    for module in read_binary(path)]
         extra.append(translate_and_splice(modules, ctx.inv.offload_archs[0], ctx.work_dir, ctx.runner,
-                                          _model_fallback(ctx)))
+                                          _model_fallback(ctx), ctx.inv.force_sass))
         trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing

@@ -731,6 +731,17 @@ class Emitter:
         return {"any": any_set, "all": all_set}.get(mode) or self.value(
             f"or i1 {all_set}, {self.value(f'xor i1 {any_set}, true')}")
 
+    def warp_reduce(self, operation: str, value: str) -> str:
+        """redux.sync / REDUX over the active lanes of the warp: and, or, xor, add, min, max (signed),
+        umin, umax of an i32."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.redux.sync.{operation}"
+            self.declare(name, f"declare i32 @{name}(i32, i32)")
+            return self.value(f"call i32 @{name}(i32 {value}, i32 {self.active_mask()})")
+        name = f"llvm.amdgcn.wave.reduce.{operation}.i32"
+        self.declare(name, f"declare i32 @{name}(i32, i32)")
+        return self.value(f"call i32 @{name}(i32 {value}, i32 0)")
+
     def active_mask(self) -> str:
         if self.target.name == "nvptx":
             self.declare("llvm.nvvm.activemask", "declare i32 @llvm.nvvm.activemask()")

@@ -93,7 +93,15 @@ class Target:
     label: str
 
 
-Operand = Register | Special | Immediate | Constant | Address | Target
+@dataclass(frozen=True)
+class Unparsed:
+    """An operand of a form this parser does not read (texture shapes, barrier names...): kept as text, so
+    that only an instruction that needs it fails, by its opcode."""
+
+    text: str
+
+
+Operand = Register | Special | Immediate | Constant | Address | Target | Unparsed
 
 
 @dataclass(frozen=True)
@@ -215,6 +223,13 @@ def parse_operand(text: str) -> Operand:
     return parse_register(text)
 
 
+def _operand_or_text(text: str) -> Operand:
+    try:
+        return parse_operand(text)
+    except (SassSyntaxError, ValueError):
+        return Unparsed(text)
+
+
 def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstruction:
     match = _LINE.match(line)
     if not match:
@@ -229,10 +244,7 @@ def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstructio
     if not re.fullmatch(r"[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*", head):
         raise SassSyntaxError(f"not an opcode: '{head}' in '{line.strip()}'")
     opcode, *modifiers = head.split(".")
-    try:
-        operands = tuple(parse_operand(o) for o in _split_operands(rest)) if rest.strip() else ()
-    except (SassSyntaxError, ValueError) as error:
-        raise SassSyntaxError(f"{error} in '{line.strip()}'") from None
+    operands = tuple(_operand_or_text(o) for o in _split_operands(rest)) if rest.strip() else ()
     return SassInstruction(int(match["address"], 16), opcode, tuple(modifiers), operands, guard,
                            match["body"].strip(), labels)
 

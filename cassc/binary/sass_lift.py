@@ -22,7 +22,8 @@ from __future__ import annotations
 import struct
 
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote
-from cassc.binary.sass import Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special
+from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
+                               Unparsed)
 from cassc.binary.sass import Target as BranchTarget
 
 # Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
@@ -108,12 +109,18 @@ class SassLifter(Emitter):
             handler = getattr(self, f"op_{base[1:]}", None)  # uniform datapath: the same meaning on URn
         if handler is None:
             raise self.fail(f"SASS instruction {base} is not translated")
+        unparsed = next((o for o in instruction.operands if isinstance(o, Unparsed)), None)
+        if unparsed is not None:
+            raise self.fail(f"operand '{unparsed.text}' of {base}")
         guard = instruction.guard
-        if guard is None or (guard.index is None and not guard.inverted) or base == "BRA":
-            handler(instruction)
-            return
-        condition = self.predicate(guard)
-        self.guarded(condition, lambda: handler(instruction))
+        try:
+            if guard is None or (guard.index is None and not guard.inverted) or base == "BRA":
+                handler(instruction)
+            else:
+                self.guarded(self.predicate(guard), lambda: handler(instruction))
+        except (ValueError, IndexError, StopIteration, TypeError) as error:
+            # operands or modifiers of a form the handler does not know (a count, a missing comparison)
+            raise self.fail(f"{base} with operands or modifiers of a form not translated ({error})") from None
 
     # -- registers --------------------------------------------------------------------------------
     def slot_of(self, kind: str, index: int) -> tuple[str, str]:
@@ -254,12 +261,10 @@ class SassLifter(Emitter):
 
     # -- constant banks and the kernel ABI ----------------------------------------------------------
     def constant(self, operand: Constant, size: int) -> str:
-        if operand.register is not None:
-            if operand.bank == 0:
-                raise self.fail("an indexed read of constant bank 0")
-            return self.user_constant(operand, size)
         if operand.bank == 3:
             return self.user_constant(operand, size)
+        if operand.register is not None:
+            raise self.fail(f"an indexed read of constant bank {operand.bank}")
         if operand.bank != 0:
             raise self.fail(f"constant bank {operand.bank} (device variable addresses)")
         offset = operand.offset
@@ -284,27 +289,21 @@ class SassLifter(Emitter):
         raise self.fail(f"a read of parameter bytes {offset}..{offset + size} across parameters")
 
     def user_constant(self, operand: Constant, size: int) -> str:
-        """`__constant__` data (bank 3): the variable holding the offset, a named global."""
-        banks = self.kernel.constant_banks
-        if operand.bank not in banks:
-            raise self.fail(f"constant bank {operand.bank}, which the cubin does not hold")
-        global_name = self.constant_bank_global(operand.bank)
-        index = str(operand.offset)
+        """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
+        the variable the base offset names), each variable a named global as the PTX path defines them, so
+        that cudaMemcpyToSymbol finds it."""
+        found = next(((name, start) for name, (bank, start, length) in self.kernel.constant_symbols.items()
+                      if bank == operand.bank and start <= operand.offset < start + max(length, 1)), None)
+        if found is None:
+            raise self.fail(f"constant bank {operand.bank} offset {operand.offset:#x}, which no variable holds")
+        name, start = found
+        self.module_globals.update(constant_variables(self.kernel))
+        index = str(operand.offset - start)
         if operand.register is not None:
             register = self.register32(operand.register)
-            index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset}')} to i64")
-        pointer = self.offset_pointer(global_name, 4, index)
+            index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
+        pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
-
-    def constant_bank_global(self, bank: int) -> str:
-        """A constant bank as one global (its variables are visible by name through aliases)."""
-        name = f"__cassc_constant_bank{bank}"
-        if name not in self.module_globals:
-            data = self.kernel.constant_banks[bank]
-            init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if data else "zeroinitializer"
-            self.module_globals[name] = (f"@{name} = internal addrspace(4) externally_initialized global "
-                                         f"[{len(data)} x i8] {init}, align 16")
-        return f"@{name}"
 
     def frame_top(self) -> int:
         """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it."""
@@ -459,10 +458,10 @@ class SassLifter(Emitter):
             self.set_predicate(carry_out, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
-        """LOP3.LUT d, [P,] a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
+        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
         operands = list(instruction.operands)
-        destination = operands.pop(0)
         flag = operands.pop(0) if isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") else None
+        destination = operands.pop(0)
         predicate_in = operands[4] if len(operands) > 4 else None
         if predicate_in is not None and not (isinstance(predicate_in, Register) and predicate_in.index is None
                                              and predicate_in.inverted):
@@ -874,6 +873,8 @@ class SassLifter(Emitter):
     def op_RED(self, instruction: SassInstruction) -> None:
         self.atomic_operation(instruction, "global", False)
 
+    op_REDG = op_RED
+
     # -- synchronisation, warps, control flow -------------------------------------------------------
     def op_BAR(self, instruction: SassInstruction) -> None:
         if not instruction.has("SYNC") or instruction.has("RED", "ARV") or len(instruction.operands) != 1 \
@@ -901,6 +902,14 @@ class SassLifter(Emitter):
         if isinstance(flag, Register) and flag.index is not None:
             self.set_predicate(flag, valid())
 
+    def op_REDUX(self, instruction: SassInstruction) -> None:
+        """REDUX.{AND,OR,XOR,SUM,MIN,MAX}[.S32] d, a: the operation over the warp's active lanes."""
+        destination, source = instruction.operands
+        operation = next(m for m in instruction.modifiers if m in ("AND", "OR", "XOR", "SUM", "MIN", "MAX"))
+        operation = {"SUM": "add", "MIN": "min" if instruction.has("S32") else "umin",
+                     "MAX": "max" if instruction.has("S32") else "umax"}.get(operation, operation.lower())
+        self.write32(destination, self.warp_reduce(operation, self.int32(source)))
+
     def op_VOTE(self, instruction: SassInstruction) -> None:
         """VOTE.{ANY,ALL,EQ} d, p, q: d = the ballot of q, p = whether any / all / all-or-none hold it."""
         destination, flag, source = instruction.operands
@@ -910,6 +919,8 @@ class SassLifter(Emitter):
             self.write32(destination, self.ballot(predicate))
         if isinstance(flag, Register) and flag.index is not None:
             self.set_predicate(flag, self.vote({"ANY": "any", "ALL": "all", "EQ": "uni"}[mode], predicate))
+
+    op_VOTEU = op_VOTE
 
     def op_BRA(self, instruction: SassInstruction) -> None:
         target = instruction.operands[-1]
@@ -925,6 +936,19 @@ class SassLifter(Emitter):
 
     def op_BPT(self, instruction: SassInstruction) -> None:
         self.trap()
+
+
+def constant_variables(kernel: SassKernel) -> dict[str, str]:
+    """The cubin's `__constant__` variables (bank 3) as module globals, with their initial bytes."""
+    definitions = {}
+    for name, (bank, start, length) in kernel.constant_symbols.items():
+        if bank != 3:
+            continue
+        data = kernel.constant_banks[bank][start:start + length]
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
+        definitions[name] = (f"@{quote(name)} = protected addrspace(4) externally_initialized global "
+                             f"[{length} x i8] {init}, align 4")
+    return definitions
 
 
 def lift_sass_kernels(kernels: list[SassKernel], target: Target,

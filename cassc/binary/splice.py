@@ -89,7 +89,7 @@ def splice_source(translations: list[Translation], work_dir: Path, offload_arch:
 
 
 def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_dir: Path, runner: Runner,
-                         fallback: Fallback | None = None) -> Path:
+                         fallback: Fallback | None = None, force_sass: bool = False) -> Path:
     """Translate every module's device code for `offload_arch`; return the object that carries it all.
     Says which objects it translated; a kernel neither the lifter nor the model (`fallback`, when one is
     configured) translates stops the build with the reasons."""
@@ -102,14 +102,16 @@ def translate_and_splice(modules: list[BinaryModule], offload_arch: str, work_di
     translations = []
     for group in groups:
         translation = translate_group(group, work_dir, runner.toolchain.lld, offload_arch,
-                                      separate=is_separate(group[0]), fallback=fallback)
+                                      separate=is_separate(group[0]), fallback=fallback, force_sass=force_sass)
         if translation.failures:
             reasons = "\n  ".join(translation.failures.values())
             raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be translated "
                                f"for {offload_arch}:\n  {reasons}")
         modelled = [k for k in translation.kernels if k.from_model]
-        print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) from PTX "
-              f"compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
+        source = f"SASS sm_{translation.ptx_arch}" if translation.route == "sass" else \
+            f"PTX compute_{translation.ptx_arch}"
+        print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) from "
+              f"{source} to {offload_arch}", file=sys.stderr)
         for kernel in modelled:
             print(f"cassc: {kernel.name} is {kernel.from_model}'s assembly: it assembled and its arguments and "
                   "LDS check out, but nothing has verified what it computes", file=sys.stderr)
