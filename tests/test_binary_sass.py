@@ -148,7 +148,7 @@ def mov(register: str, value: int) -> str:
 
 A, B = 0x89ABCDEF, 0x12345678  # a negative and a positive 32-bit value
 A64, B64 = 0xFEDCBA9876543210, 0x0123456789ABCDEF
-INPUTS = [mov("R10", A), mov("R11", B), mov("R12", A64 & 0xFFFFFFFF), mov("R13", A64 >> 32),
+INPUTS = [mov("R6", 0x3F803F80), mov("R10", A), mov("R11", B), mov("R12", A64 & 0xFFFFFFFF), mov("R13", A64 >> 32),
           mov("R14", B64 & 0xFFFFFFFF), mov("R15", B64 >> 32), mov("R16", bits(1.5)), mov("R17", bits(-2.25))]
 
 
@@ -210,6 +210,9 @@ CASES = [  # (instructions, the registers read back, their expected values)
      [0, struct.unpack("<II", struct.pack("<d", 1.5))[1], bits(1.5 * 3.0 * 1.5 - 1)]),
     (["HFMA2.MMA R0, -RZ, RZ, 0, 2.3842e-07", "HFMA2.MMA R1, -RZ, RZ, 1.875, 0"], ["R0", "R1"],
      [4, 0x3F800000]),
+    (["MOV R1, 0x3c004000", "HADD2 R0, R1, R1", "HADD2.F32 R2, -RZ, R1.H1_H1", "HMUL2 R3, R1, 0.5, 0.5",
+      "HFMA2 R4, R1.H0_H0, 2, 2, -R1", "HFMA2.BF16_V2 R5, R6, 1, 1, R6"], ["R0", "R2", "R3", "R4", "R5"],
+     [0x40004400, bits(1.0), 0x38003C00, 0x42004000, 0x40004000]),
     (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
       "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
 ]

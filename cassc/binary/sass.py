@@ -31,7 +31,7 @@ class SassSyntaxError(CasscError):
 class Register:
     """R7, RZ, UR4, URZ, P0, PT, UP1, UPT; with the operand's prefix and suffix modifiers."""
 
-    kind: str  # "R", "UR", "P", "UP"
+    kind: str  # "R", "UR", "P", "UP"; "B" (convergence barriers of BSSY/BSYNC), "SR" (SRZ)
     index: int | None  # None for RZ / URZ / PT / UPT
     negated: bool = False  # -R: arithmetic negation
     absolute: bool = False  # |R|
@@ -131,10 +131,10 @@ class SassKernel:
 
 _LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-fA-F]+)\*/\s+(?P<body>.*?)\s*;?\s*(?:/\*.*\*/)?\s*$")
 _GUARD = re.compile(r"^@(?P<not>!?)(?P<predicate>U?P[0-6T])\s+")
-_REGISTER = re.compile(r"^(?P<name>URZ|RZ|UPT|PT|UR\d+|R\d+|UP[0-6]|P[0-6])(?P<suffixes>(?:\.[A-Za-z0-9_]+)*)$")
-_LABEL_LINE = re.compile(r"^\s*(?P<label>\.L_[\w]+):\s*$")
+_REGISTER = re.compile(r"^(?P<name>URZ|RZ|UPT|PT|SRZ|UR\d+|R\d+|UP[0-6]|P[0-6]|B\d+)(?P<suffixes>(?:\.[A-Za-z0-9_]+)*)$")
+_LABEL_LINE = re.compile(r"^\s*(?P<label>[.$\w][\w$.]*):\s*$")  # .L_x_3:, $__internal_0_$__cuda_...:
 _NUMBER = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:e[+-]?\d+)?|INF|QNAN|NAN)$")
-_CONSTANT_REGISTERS = {"RZ": "R", "URZ": "UR", "PT": "P", "UPT": "UP"}  # zero, or true for predicates
+_CONSTANT_REGISTERS = {"RZ": "R", "URZ": "UR", "PT": "P", "UPT": "UP", "SRZ": "SR"}  # zero, or true for predicates
 FRAME_SIZE_ATTRIBUTE = 0x11  # EIATTR_FRAME_SIZE: SVAL {symbol u32, size u32} in the shared .nv.info
 
 
@@ -145,8 +145,9 @@ def parse_register(text: str) -> Register:
         negated, text = True, text[1:]
     elif text[:1] in "~!":
         inverted, text = True, text[1:]
-    if text.startswith("|") and text.endswith("|"):
-        absolute, text = True, text[1:-1]
+    bars = re.fullmatch(r"\|([^|]+)\|((?:\.\w+)*)", text)
+    if bars:  # |R3| or |R3|.reuse
+        absolute, text = True, bars[1] + bars[2]
     match = _REGISTER.match(text)
     if not match:
         raise SassSyntaxError(f"not a register: '{text}'")
@@ -244,6 +245,7 @@ def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstructio
     if not re.fullmatch(r"[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*", head):
         raise SassSyntaxError(f"not an opcode: '{head}' in '{line.strip()}'")
     opcode, *modifiers = head.split(".")
+    rest = re.sub(r"([^,\s])\s+`\(", r"\1, `(", rest)  # RET.REL.NODEC R2 `(kernel): a register, then a target
     operands = tuple(_operand_or_text(o) for o in _split_operands(rest)) if rest.strip() else ()
     return SassInstruction(int(match["address"], 16), opcode, tuple(modifiers), operands, guard,
                            match["body"].strip(), labels)

@@ -19,9 +19,10 @@ Each opcode's meaning is the core's; here the SASS forms are mapped to it. Anyth
 
 from __future__ import annotations
 
+import re
 import struct
 
-from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote
+from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type
 from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
                                Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -63,6 +64,7 @@ class SassLifter(Emitter):
         self.slots: dict[str, str] = {}  # register name -> its slot
         self.params: list[tuple[int, int, str, int]] = []  # (offset, size, pointer, address space)
         self.local: str | None = None
+        self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
 
     def fail(self, why: str) -> Unsupported:
@@ -79,10 +81,20 @@ class SassLifter(Emitter):
             signature.append(text)
             self.params.append((param.offset, param.size, pointer, space))
         labels = {label for i in self.kernel.instructions for label in i.labels}
+        # A subroutine (CALL.REL.NOINC, as CUDA's division slow paths are called) returns to the address its
+        # caller put in a register: each instruction after a CALL is a place a RET may go to.
+        self.return_sites = [after.address for call, after in zip(self.kernel.instructions,
+                                                                   self.kernel.instructions[1:])
+                             if call.opcode == "CALL"]
         for instruction in self.kernel.instructions:
             for label in instruction.labels:
                 self.place_label(self.label(label))
+            if instruction.address in self.return_sites:
+                self.place_label(f"return.{instruction.address}")
             if instruction.opcode == "NOP" or (instruction.opcode == "BRA" and self.is_self_loop(instruction)):
+                if instruction.opcode == "BRA":
+                    self.emit("unreachable")  # padding after the last EXIT: nothing falls into it
+                    self.terminated = True
                 continue
             self.current = instruction
             self.instruction(instruction, labels)
@@ -110,7 +122,7 @@ class SassLifter(Emitter):
         if handler is None:
             raise self.fail(f"SASS instruction {base} is not translated")
         unparsed = next((o for o in instruction.operands if isinstance(o, Unparsed)), None)
-        if unparsed is not None:
+        if unparsed is not None and handler != self.reconvergence_hint:
             raise self.fail(f"operand '{unparsed.text}' of {base}")
         guard = instruction.guard
         try:
@@ -281,12 +293,16 @@ class SassLifter(Emitter):
         raise self.fail(f"constant bank 0 offset {offset:#x} (outside the parameters)")
 
     def parameter_bytes(self, offset: int, size: int) -> str:
+        """`size` bytes of the parameter buffer from `offset`: one load from the parameter that holds them,
+        or (a 64-bit read of two 32-bit parameters) one per 32-bit half."""
         for start, length, pointer, space in self.params:
             if start <= offset and offset + size <= start + length:
                 element = self.offset_pointer(pointer, space, offset - start) if offset != start else pointer
                 align = min(size, 4) if (offset - start) % size else size
                 return self.value(f"load i{8 * size}, {self.ptr(space)} {element}, align {align}")
-        raise self.fail(f"a read of parameter bytes {offset}..{offset + size} across parameters")
+        if size == 8:
+            return self.pair(self.parameter_bytes(offset, 4), self.parameter_bytes(offset + 4, 4))
+        raise self.fail(f"a read of parameter bytes {offset}..{offset + size} outside the parameters")
 
     def user_constant(self, operand: Constant, size: int) -> str:
         """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
@@ -705,9 +721,14 @@ class SassLifter(Emitter):
 
     def op_I2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "s32")
-        if self.rounding(instruction):
-            raise self.fail("I2F with directed rounding")
+        rounding = self.rounding(instruction)
         a = self.read_typed(instruction.operands[1], source_type)
+        if rounding and (destination_type != "f32" or source_type[1:] not in ("8", "16", "32")):
+            raise self.fail("I2F with directed rounding to other than f32 from up to 32 bits")
+        if rounding:  # the integer is exact in a double: round that
+            exact = self.convert(a, source_type, "f64")
+            self.write_typed(instruction.operands[0], self.round_to_float(exact, "0.0", rounding), "f32")
+            return
         self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
 
     def op_F2F(self, instruction: SassInstruction) -> None:
@@ -723,14 +744,77 @@ class SassLifter(Emitter):
         result = self.convert(a, source_type, destination_type, saturate=instruction.has("SAT"))
         self.write_typed(instruction.operands[0], result, destination_type)
 
+    # -- packed halves: HADD2 / HMUL2 / HFMA2 (f16x2, or bf16x2 with .BF16_V2) ---------------------------
+    def half_operands(self, instruction: SassInstruction) -> list[object]:
+        """The sources, a pair of immediates (high, low) taken as one operand."""
+        sources: list[object] = []
+        operands = list(instruction.operands[1:])
+        while operands:
+            operand = operands.pop(0)
+            if isinstance(operand, Immediate) and operands and isinstance(operands[0], Immediate):
+                sources.append((operand, operands.pop(0)))
+            else:
+                sources.append(operand)
+        return sources
+
+    def half_pair(self, operand: object, ptx_type: str) -> str:
+        """A <2 x half> (or bfloat) operand: lane 0 the low 16 bits; .H0_H0 / .H1_H1 repeat one half,
+        .H1_H0 / .H0_H1 name the lanes; a pair of immediates is (high, low); .F32: a float, rounded."""
+        vector = value_type(ptx_type)
+        element = vector.removeprefix("<2 x ").removesuffix(">")
+        if isinstance(operand, tuple):
+            high, low = (float_constant(self.float_text(o.text), ptx_type[:-2]) for o in operand)
+            return f"<{element} {low}, {element} {high}>"
+        if isinstance(operand, Immediate) and not operand.is_hex:
+            half = float_constant(self.float_text(operand.text), ptx_type[:-2])
+            return f"<{element} {half}, {element} {half}>"
+        suffixes = getattr(operand, "suffixes", ())
+        raw = self.raw32(operand)
+        if "F32" in suffixes:
+            narrow = self.value(f"fptrunc float {self.value(f'bitcast i32 {raw} to float')} to {element}")
+            pair = self.value(f"insertelement {vector} poison, {element} {narrow}, i32 0")
+            pair = self.value(f"insertelement {vector} {pair}, {element} {narrow}, i32 1")
+        else:
+            pair = self.value(f"bitcast i32 {raw} to {vector}")
+            lanes = next((s for s in suffixes if re.fullmatch(r"H[01]_H[01]", s)), None)
+            if lanes:  # written high lane first
+                high, low = int(lanes[1]), int(lanes[4])
+                pair = self.value(f"shufflevector {vector} {pair}, {vector} poison, <2 x i32> <i32 {low}, i32 {high}>")
+        return self.float_modifiers(operand, pair, ptx_type)
+
+    def half_result(self, instruction: SassInstruction, value: str, ptx_type: str) -> None:
+        vector = value_type(ptx_type)
+        if instruction.has("SAT"):
+            raise self.fail("saturating packed half arithmetic")
+        if instruction.has("F32"):  # the low lane, as a float
+            element = vector.removeprefix("<2 x ").removesuffix(">")
+            low = self.value(f"extractelement {vector} {value}, i32 0")
+            self.write32(instruction.operands[0],
+                         self.value(f"bitcast float {self.value(f'fpext {element} {low} to float')} to i32"))
+            return
+        self.write32(instruction.operands[0], self.value(f"bitcast {vector} {value} to i32"))
+
+    def half_type(self, instruction: SassInstruction) -> str:
+        if instruction.has("BF16_V2", "BF16"):
+            return "bf16x2"
+        if any(m in instruction.modifiers for m in ("RZ", "RM", "RP")):
+            raise self.fail("packed half arithmetic with directed rounding")
+        return "f16x2"
+
+    def op_HADD2(self, instruction: SassInstruction) -> None:
+        ptx_type = self.half_type(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.value(f"fadd {value_type(ptx_type)} {a}, {b}"), ptx_type)
+
+    def op_HMUL2(self, instruction: SassInstruction) -> None:
+        ptx_type = self.half_type(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.value(f"fmul {value_type(ptx_type)} {a}, {b}"), ptx_type)
+
     def op_HFMA2(self, instruction: SassInstruction) -> None:
-        """Only the form ptxas uses to put a constant in a register: HFMA2(.MMA) d, -RZ, RZ, high, low."""
-        destination, a, b, *halves = instruction.operands
-        if not (isinstance(a, Register) and a.index is None and isinstance(b, Register) and b.index is None
-                and len(halves) == 2 and all(isinstance(h, Immediate) for h in halves)):
-            raise self.fail("HFMA2 other than a constant move")
-        high, low = (struct.unpack("<H", struct.pack("<e", self.float_text(h.text)))[0] for h in halves)
-        self.write32(destination, str(struct.unpack("<i", struct.pack("<I", high << 16 | low))[0]))
+        ptx_type = self.half_type(instruction)
+        a, b, c = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.fma(ptx_type, a, b, c), ptx_type)
 
     # -- special registers, constants, memory -------------------------------------------------------
     def op_S2R(self, instruction: SassInstruction) -> None:
@@ -923,12 +1007,62 @@ class SassLifter(Emitter):
     op_VOTEU = op_VOTE
 
     def op_BRA(self, instruction: SassInstruction) -> None:
+        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold."""
         target = instruction.operands[-1]
-        if not isinstance(target, BranchTarget) or len(instruction.operands) > 1:
+        if not isinstance(target, BranchTarget) or len(instruction.operands) > 2 or (
+                len(instruction.operands) == 2 and not (isinstance(instruction.operands[0], Register)
+                                                        and instruction.operands[0].kind in ("P", "UP"))):
             raise self.fail("a branch whose target is not a label")
         guard = instruction.guard
         condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
+        if len(instruction.operands) == 2:
+            operand = self.predicate_operand(instruction.operands[0])
+            condition = operand if condition is None else self.value(f"and i1 {condition}, {operand}")
         self.branch(self.label(target.label), condition)
+
+    def op_R2UR(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
+
+    def op_CALL(self, instruction: SassInstruction) -> None:
+        """CALL.REL(.NOINC) to a subroutine of the same listing; its RET goes back by the return address."""
+        target = instruction.operands[-1]
+        if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
+                target.label in i.labels for i in self.kernel.instructions):
+            name = target.label if isinstance(target, BranchTarget) else str(target)
+            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
+        self.branch(self.label(target.label))
+
+    def op_RET(self, instruction: SassInstruction) -> None:
+        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL)."""
+        register = instruction.operands[0]
+        if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
+            raise self.fail("a return that is not to a call site")
+        address = self.register32(register)
+        number = self.counter = self.counter + 1
+        cases = " ".join(f"i32 {site}, label %return.{site}" for site in self.return_sites)
+        self.emit(f"switch i32 {address}, label %nowhere{number} [ {cases} ]")
+        self.lines.append(f"nowhere{number}:")
+        self.emit("unreachable")
+        self.terminated = True
+
+    def op_FCHK(self, instruction: SassInstruction) -> None:
+        """FCHK p, a, b: whether a / b needs the division's slow path. Set wherever the fast reciprocal
+        path might lose accuracy (b not a normal well inside the exponent range, a neither zero nor such a
+        normal, or quotients near the range's ends); the slow path computes every quotient exactly."""
+        flag, a, b = instruction.operands
+        exponent_a, exponent_b = (self.value(f"and i32 {self.value(f'lshr i32 {self.raw32(o)}, 23')}, 255")
+                                  for o in (a, b))
+        magnitude_a = self.value(f"and i32 {self.raw32(a)}, 2147483647")
+
+        def inside(exponent: str) -> str:
+            return self.value(f"icmp ult i32 {self.value(f'sub i32 {exponent}, 3')}, 250")  # 3..252
+
+        a_zero = self.value(f"icmp eq i32 {magnitude_a}, 0")
+        difference = self.value(f"sub i32 {exponent_a}, {exponent_b}")
+        near = self.value(f"icmp ult i32 {self.value(f'add i32 {difference}, 100')}, 201")  # -100..100
+        a_fine = self.value(f"or i1 {a_zero}, {self.value(f'and i1 {inside(exponent_a)}, {near}')}")
+        fast = self.value(f"and i1 {a_fine}, {inside(exponent_b)}")
+        self.set_predicate(flag, self.value(f"xor i1 {fast}, true"))
 
     def op_EXIT(self, instruction: SassInstruction) -> None:
         self.emit("ret void")

@@ -89,6 +89,9 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
     A whole-program module without PTX (or every one, `force_sass`) takes the SASS route."""
     if not separate and route(modules[0], force_sass) == "sass":
         return translate_sass(modules[0], work_dir, lld, offload_arch)
+    if force_sass:
+        raise InputError(f"{' + '.join(m.origin for m in modules)}: the SASS route does not take separately "
+                         "compiled (-rdc) objects yet")
     images = [_best_ptx_image(m) for m in modules]
     programs = [parse_ptx(i.entry.ptx) for i in images]
     target = replace(AMDGPU, cpu=offload_arch)
