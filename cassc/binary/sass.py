@@ -127,6 +127,9 @@ class SassKernel:
     frame_size: int = 0  # bytes of local memory the kernel's frame takes (EIATTR_FRAME_SIZE)
     constant_banks: dict[int, bytes] = field(default_factory=dict)  # bank -> its initial contents (3: __constant__)
     constant_symbols: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name -> (bank, offset, size)
+    # __device__ variables: name -> initial bytes; and where bank 4 holds their addresses: offset -> (name, addend)
+    device_variables: dict[str, bytes] = field(default_factory=dict)
+    device_addresses: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
 _LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-fA-F]+)\*/\s+(?P<body>.*?)\s*;?\s*(?:/\*.*\*/)?\s*$")
@@ -318,6 +321,45 @@ def constant_banks(cubin: bytes) -> tuple[dict[int, bytes], dict[str, tuple[int,
     return banks, symbols
 
 
+R_CUDA_64 = 2  # a 64-bit absolute address
+
+
+def device_variables(cubin: bytes) -> tuple[dict[str, bytes], dict[int, tuple[str, int]]]:
+    """The `__device__` variables (`.nv.global` / `.nv.global.init`) with their initial bytes, and the
+    64-bit addresses of them that constant bank 4 holds (R_CUDA_64 relocations of `.nv.constant4`)."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.relocation import RelocationSection
+    from elftools.elf.sections import SymbolTableSection
+
+    elf = ELFFile(io.BytesIO(cubin))
+    table = elf.get_section_by_name(".symtab")
+    if not isinstance(table, SymbolTableSection):
+        return {}, {}
+    symbols = list(table.iter_symbols())
+    sections = {number: section for number, section in enumerate(elf.iter_sections())
+                if section.name in (".nv.global", ".nv.global.init")}
+    variables = {}
+    for symbol in symbols:
+        section = sections.get(symbol["st_shndx"]) if isinstance(symbol["st_shndx"], int) else None
+        if section is not None and symbol["st_info"]["type"] == "STT_OBJECT":
+            start, size = symbol["st_value"], symbol["st_size"]
+            data = bytes(size) if section["sh_type"] == "SHT_NOBITS" else section.data()[start:start + size]
+            variables[symbol.name] = data
+    addresses = {}
+    bank = elf.get_section_by_name(".nv.constant4")
+    relocations = elf.get_section_by_name(".rel.nv.constant4")
+    if bank is not None and isinstance(relocations, RelocationSection):
+        data = bank.data()
+        for relocation in relocations.iter_relocations():
+            if relocation["r_info_type"] == R_CUDA_64:
+                offset = relocation["r_offset"]
+                addend = int.from_bytes(data[offset:offset + 8], "little")
+                addresses[offset] = (symbols[relocation["r_info_sym"]].name, addend)
+    return variables, addresses
+
+
 def cubin_arch(cubin: bytes) -> int:
     """sm_XX of a cubin (the low byte of e_flags on the cubin ABI versions nvcc 11-13 write)."""
     import io
@@ -346,10 +388,11 @@ def read_kernels(cubin: bytes, arch: int, listing: str | None = None) -> list[Sa
     functions = parse_listing(listing if listing is not None else disassemble(cubin))
     frames = frame_sizes(cubin)
     banks, symbols = constant_banks(cubin)
+    variables, addresses = device_variables(cubin)
     kernels = []
     for metadata in read_cubin(cubin):
         if metadata.name not in functions:
             raise SassSyntaxError(f"nvdisasm printed no code for kernel {metadata.name}")
         kernels.append(SassKernel(metadata.name, arch, functions[metadata.name], metadata,
-                                  frames.get(metadata.name, 0), banks, symbols))
+                                  frames.get(metadata.name, 0), banks, symbols, variables, addresses))
     return kernels

@@ -277,6 +277,8 @@ class SassLifter(Emitter):
             return self.user_constant(operand, size)
         if operand.register is not None:
             raise self.fail(f"an indexed read of constant bank {operand.bank}")
+        if operand.bank == 4:
+            return self.device_address(operand.offset, size)
         if operand.bank != 0:
             raise self.fail(f"constant bank {operand.bank} (device variable addresses)")
         offset = operand.offset
@@ -320,6 +322,29 @@ class SassLifter(Emitter):
             index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
         pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def device_address(self, offset: int, size: int) -> str:
+        """Bank 4: the 64-bit addresses of `__device__` variables (each a named global, as the PTX path
+        defines them), read whole or by 32-bit half. The bank is a table in memory, as on NVIDIA: an
+        address LLVM cannot fold into global-plus-offset arithmetic (which AMDGPU limits to 32 bits)."""
+        addresses = self.kernel.device_addresses
+        start = offset if offset in addresses else offset - 4
+        if start not in addresses or (size == 8 and start != offset):
+            raise self.fail(f"constant bank 4 offset {offset:#x}, which holds no variable's address")
+        missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
+        if missing:
+            raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
+        self.module_globals.update(device_variable_definitions(self.kernel))
+        entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
+                            for _, (name, addend) in sorted(addresses.items()))
+        slots = sorted(addresses)
+        self.module_globals["__cassc_bank4"] = (f"@__cassc_bank4 = internal addrspace(4) externally_initialized "
+                                                f"global [{len(slots)} x i64] [{entries}], align 8")
+        pointer = self.value(f"getelementptr [{len(slots)} x i64], ptr addrspace(4) @__cassc_bank4, i64 0, "
+                             f"i64 {slots.index(start)}")
+        if start != offset:
+            pointer = self.offset_pointer(pointer, 4, 4)
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
 
     def frame_top(self) -> int:
         """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it."""
@@ -1082,6 +1107,16 @@ def constant_variables(kernel: SassKernel) -> dict[str, str]:
         init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
         definitions[name] = (f"@{quote(name)} = protected addrspace(4) externally_initialized global "
                              f"[{length} x i8] {init}, align 4")
+    return definitions
+
+
+def device_variable_definitions(kernel: SassKernel) -> dict[str, str]:
+    """The cubin's `__device__` variables as module globals, visible by name for cudaMemcpyToSymbol."""
+    definitions = {}
+    for name, data in kernel.device_variables.items():
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
+        definitions[name] = (f"@{quote(name)} = protected addrspace(1) externally_initialized global "
+                             f"[{len(data)} x i8] {init}, align 8")
     return definitions
 
 

@@ -76,7 +76,9 @@ def translate_sass(module: BinaryModule, work_dir: Path, lld: Path, offload_arch
             kernel.name, host.host_stub if host else None, tuple(p.offset for p in metadata.params),
             tuple(p.size for p in metadata.params), metadata.param_size, descriptor.kernarg_size,
             descriptor.lds_size, descriptor.scratch_size, descriptor.vgprs, descriptor.sgprs))
-    variables = sorted({name for k in kernels for name, (bank, _, _) in k.constant_symbols.items() if bank == 3})
+    variables = sorted({name for k in kernels for name, (bank, _, _) in k.constant_symbols.items() if bank == 3}
+                       | {name for k in kernels for name in k.device_variables if f"@{name} " in ir
+                          or f'@"{name}" ' in ir})
     return Translation(module.origin, arch, code_object, translated, failures, variables if names else [],
                        route="sass")
 
