@@ -130,14 +130,15 @@ class SassKernel:
     # __device__ variables: name -> initial bytes; and where bank 4 holds their addresses: offset -> (name, addend)
     device_variables: dict[str, bytes] = field(default_factory=dict)
     device_addresses: dict[int, tuple[str, int]] = field(default_factory=dict)
+    own_banks: dict[int, bytes] = field(default_factory=dict)  # the kernel's own banks (2: ptxas' literals)
 
 
 _LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-fA-F]+)\*/\s+(?P<body>.*?)\s*;?\s*(?:/\*.*\*/)?\s*$")
 _GUARD = re.compile(r"^@(?P<not>!?)(?P<predicate>U?P[0-6T])\s+")
-_REGISTER = re.compile(r"^(?P<name>URZ|RZ|UPT|PT|SRZ|UR\d+|R\d+|UP[0-6]|P[0-6]|B\d+)(?P<suffixes>(?:\.[A-Za-z0-9_]+)*)$")
+_REGISTER = re.compile(r"^(?P<name>URZ|RZ|UPT|PT|SRZ|UPR|PR|UR\d+|R\d+|UP[0-6]|P[0-6]|B\d+)(?P<suffixes>(?:\.[A-Za-z0-9_]+)*)$")
 _LABEL_LINE = re.compile(r"^\s*(?P<label>[.$\w][\w$.]*):\s*$")  # .L_x_3:, $__internal_0_$__cuda_...:
 _NUMBER = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:e[+-]?\d+)?|INF|QNAN|NAN)$")
-_CONSTANT_REGISTERS = {"RZ": "R", "URZ": "UR", "PT": "P", "UPT": "UP", "SRZ": "SR"}  # zero, or true for predicates
+_CONSTANT_REGISTERS = {"RZ": "R", "URZ": "UR", "PT": "P", "UPT": "UP", "SRZ": "SR", "PR": "PR", "UPR": "UPR"}  # zero, or true for predicates
 FRAME_SIZE_ATTRIBUTE = 0x11  # EIATTR_FRAME_SIZE: SVAL {symbol u32, size u32} in the shared .nv.info
 
 
@@ -238,7 +239,7 @@ def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstructio
     match = _LINE.match(line)
     if not match:
         raise SassSyntaxError(f"not a SASS instruction line: '{line.strip()}'")
-    body = match["body"].rstrip(" ;")
+    body = re.sub(r"\(\*.*?\*\)", "", match["body"]).rstrip(" ;")  # (*"SpillRefill"*): nvdisasm's notes
     guard = None
     guard_match = _GUARD.match(body)
     if guard_match:
@@ -360,6 +361,20 @@ def device_variables(cubin: bytes) -> tuple[dict[str, bytes], dict[int, tuple[st
     return variables, addresses
 
 
+def kernel_banks(cubin: bytes) -> dict[str, dict[int, bytes]]:
+    """Each kernel's own constant banks other than 0 (`.nv.constant2.<kernel>`: ptxas' literal pool)."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+
+    banks: dict[str, dict[int, bytes]] = {}
+    for section in ELFFile(io.BytesIO(cubin)).iter_sections():
+        found = re.fullmatch(r"\.nv\.constant(\d+)\.(.+)", section.name)
+        if found and found[1] != "0":
+            banks.setdefault(found[2], {})[int(found[1])] = section.data()
+    return banks
+
+
 def cubin_arch(cubin: bytes) -> int:
     """sm_XX of a cubin (the low byte of e_flags on the cubin ABI versions nvcc 11-13 write)."""
     import io
@@ -389,10 +404,12 @@ def read_kernels(cubin: bytes, arch: int, listing: str | None = None) -> list[Sa
     frames = frame_sizes(cubin)
     banks, symbols = constant_banks(cubin)
     variables, addresses = device_variables(cubin)
+    own = kernel_banks(cubin)
     kernels = []
     for metadata in read_cubin(cubin):
         if metadata.name not in functions:
             raise SassSyntaxError(f"nvdisasm printed no code for kernel {metadata.name}")
         kernels.append(SassKernel(metadata.name, arch, functions[metadata.name], metadata,
-                                  frames.get(metadata.name, 0), banks, symbols, variables, addresses))
+                                  frames.get(metadata.name, 0), banks, symbols, variables, addresses,
+                                  own.get(metadata.name, {})))
     return kernels

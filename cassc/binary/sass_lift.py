@@ -47,6 +47,11 @@ ATOMIC_OPERATIONS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DE
 ROUNDINGS = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}
 
 
+def bits_of(value: float) -> int:
+    """A float's 32 bits, as a signed integer (an LLVM i32 literal)."""
+    return struct.unpack("<i", struct.pack("<f", value))[0]
+
+
 def _parameter_align(offset: int, size: int) -> int:
     """The alignment that places a parameter at `offset` after the previous one, as CUDA did: the
     largest power of two dividing the offset (at most 16; the parameter's own size for offset 0)."""
@@ -275,12 +280,14 @@ class SassLifter(Emitter):
     def constant(self, operand: Constant, size: int) -> str:
         if operand.bank == 3:
             return self.user_constant(operand, size)
+        if operand.bank in self.kernel.own_banks:
+            return self.own_constant(operand, size)
         if operand.register is not None:
             raise self.fail(f"an indexed read of constant bank {operand.bank}")
         if operand.bank == 4:
             return self.device_address(operand.offset, size)
         if operand.bank != 0:
-            raise self.fail(f"constant bank {operand.bank} (device variable addresses)")
+            raise self.fail(f"constant bank {operand.bank}, which the cubin does not hold for this kernel")
         offset = operand.offset
         metadata = self.kernel.metadata
         if metadata.param_base <= offset < metadata.param_base + metadata.param_size:
@@ -320,6 +327,20 @@ class SassLifter(Emitter):
         if operand.register is not None:
             register = self.register32(operand.register)
             index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
+        pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def own_constant(self, operand: Constant, size: int) -> str:
+        """A bank of the kernel's own (ptxas' literal pool in bank 2): a constant global of its bytes."""
+        data = self.kernel.own_banks[operand.bank]
+        name = f"__cassc_bank{operand.bank}.{self.ordinal}"
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"'
+        self.module_globals[name] = (f"@{quote(name)} = internal addrspace(4) constant [{len(data)} x i8] {init}, "
+                                     "align 8")
+        index = str(operand.offset)
+        if operand.register is not None:
+            index = self.value(f"zext i32 {self.value(f'add i32 {self.register32(operand.register)}, {operand.offset}')}"
+                               " to i64")
         pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
 
@@ -649,6 +670,16 @@ class SassLifter(Emitter):
         result = self.compare(comparison, "f32", self.float32(operands[2]), self.float32(operands[3]))
         self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
 
+    def op_FSET(self, instruction: SassInstruction) -> None:
+        """FSET[.BF].cmp.op d, a, b, c: (a cmp b) op c as 1.0 / 0.0 (.BF) or as all ones / zero."""
+        destination, a, b, combined = instruction.operands
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, "f32", self.float32(a), self.float32(b))
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        result = self.value(f"{operation} i1 {result}, {self.predicate_operand(combined)}")
+        true = bits_of(1.0) if instruction.has("BF") else -1
+        self.write32(destination, self.value(f"select i1 {result}, i32 {true}, i32 0"))
+
     def op_DSETP(self, instruction: SassInstruction) -> None:
         operands = instruction.operands
         comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
@@ -674,9 +705,19 @@ class SassLifter(Emitter):
         """The special function unit's approximations. SIN/COS take revolutions (ptxas multiplies by 1/2pi
         first)."""
         function = next((m for m in instruction.modifiers
-                         if m in ("RCP", "RSQ", "SQRT", "EX2", "LG2", "SIN", "COS", "TANH")), None)
+                         if m in ("RCP", "RSQ", "SQRT", "EX2", "LG2", "SIN", "COS", "TANH", "RCP64H", "RSQ64H")), None)
         if function is None:
             raise self.fail("this MUFU function")
+        if function in ("RCP64H", "RSQ64H"):
+            # the high word of 1/x (1/sqrt(x)) for the double whose high word is the operand: the seed of a
+            # double division's (square root's) Newton steps, here already exact to double precision
+            high = self.value(f"zext i32 {self.int32(instruction.operands[1])} to i64")
+            x = self.value(f"bitcast i64 {self.value(f'shl i64 {high}, 32')} to double")
+            y = self.reciprocal("f64", x, False) if function == "RCP64H" else self.value(
+                f"fdiv double 1.0, {self.unary('llvm.sqrt', 'f64', x)}")
+            bits = self.value(f"bitcast double {y} to i64")
+            self.write32(instruction.operands[0], self.value(f"trunc i64 {self.value(f'lshr i64 {bits}, 32')} to i32"))
+            return
         a = self.float32(instruction.operands[1])
         if function == "RCP":
             result = self.reciprocal("f32", a, True)
@@ -748,8 +789,21 @@ class SassLifter(Emitter):
         destination_type, source_type = self.conversion_types(instruction, "f32", "s32")
         rounding = self.rounding(instruction)
         a = self.read_typed(instruction.operands[1], source_type)
-        if rounding and (destination_type != "f32" or source_type[1:] not in ("8", "16", "32")):
-            raise self.fail("I2F with directed rounding to other than f32 from up to 32 bits")
+        if rounding and destination_type != "f32":
+            raise self.fail("I2F with directed rounding to other than f32")
+        if rounding and source_type[1:] == "64":
+            # high * 2^32 and the low word are exact doubles; their sum, with TwoSum's error, is exact
+            high = self.convert(self.value(f"{'ashr' if source_type[0] == 's' else 'lshr'} i64 {a}, 32"),
+                                source_type, "f64")
+            scaled = self.value(f"fmul double {high}, 4294967296.0")
+            low = self.convert(self.value(f"and i64 {a}, 4294967295"), "u64", "f64")
+            total = self.value(f"fadd double {scaled}, {low}")
+            low_part = self.value(f"fsub double {total}, {scaled}")
+            scaled_part = self.value(f"fsub double {total}, {low_part}")
+            error = self.value(f"fadd double {self.value(f'fsub double {scaled}, {scaled_part}')}, "
+                               f"{self.value(f'fsub double {low}, {low_part}')}")
+            self.write_typed(instruction.operands[0], self.round_to_float(total, error, rounding), "f32")
+            return
         if rounding:  # the integer is exact in a double: round that
             exact = self.convert(a, source_type, "f64")
             self.write_typed(instruction.operands[0], self.round_to_float(exact, "0.0", rounding), "f32")
@@ -826,6 +880,14 @@ class SassLifter(Emitter):
             raise self.fail("packed half arithmetic with directed rounding")
         return "f16x2"
 
+    def op_F2FP(self, instruction: SassInstruction) -> None:
+        """F2FP(.BF16).PACK_AB d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
+        if not instruction.has("PACK_AB") or self.rounding(instruction):
+            raise self.fail("F2FP forms other than PACK_AB")
+        half = "bf16" if instruction.has("BF16") else "f16"
+        high, low = (self.float32(o) for o in instruction.operands[1:3])
+        self.write32(instruction.operands[0], self.pack_halves(half, high, low))
+
     def op_HADD2(self, instruction: SassInstruction) -> None:
         ptx_type = self.half_type(instruction)
         a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
@@ -865,10 +927,16 @@ class SassLifter(Emitter):
         destination, source = instruction.operands
         if not isinstance(source, Constant):
             raise self.fail("LDC of something that is not a constant bank reference")
+        small = next((m for m in instruction.modifiers if m in ("U8", "S8", "U16", "S16")), None)
         if instruction.has("64"):
             self.write64(destination, self.constant(source, 8))
-        elif any(m in instruction.modifiers for m in ("U8", "S8", "U16", "S16")):
-            raise self.fail("sub-word constant loads")
+        elif small:
+            if source.bank != 0 or source.register is not None:
+                raise self.fail("sub-word constant loads outside the parameters")
+            metadata = self.kernel.metadata
+            bits = int(small[1:])
+            value = self.parameter_bytes(source.offset - metadata.param_base, bits // 8)
+            self.write32(destination, self.value(f"{'sext' if small[0] == 'S' else 'zext'} i{bits} {value} to i32"))
         else:
             self.write32(destination, self.constant(source, 4))
 
@@ -1000,7 +1068,7 @@ class SassLifter(Emitter):
     def reconvergence_hint(self, instruction: SassInstruction) -> None:
         """BSSY/BSYNC mark where diverged threads meet again; the IR's structured control flow already does."""
 
-    op_BSSY = op_BSYNC = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
+    op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
 
     def op_SHFL(self, instruction: SassInstruction) -> None:
         """SHFL.{IDX,UP,DOWN,BFLY} p, d, a, b, c: c packs the clamp (low 5 bits) and segment mask (bits 8-12)."""
@@ -1014,7 +1082,8 @@ class SassLifter(Emitter):
     def op_REDUX(self, instruction: SassInstruction) -> None:
         """REDUX.{AND,OR,XOR,SUM,MIN,MAX}[.S32] d, a: the operation over the warp's active lanes."""
         destination, source = instruction.operands
-        operation = next(m for m in instruction.modifiers if m in ("AND", "OR", "XOR", "SUM", "MIN", "MAX"))
+        # AND is the form nvdisasm prints without a modifier
+        operation = next((m for m in instruction.modifiers if m in ("AND", "OR", "XOR", "SUM", "MIN", "MAX")), "AND")
         operation = {"SUM": "add", "MIN": "min" if instruction.has("S32") else "umin",
                      "MAX": "max" if instruction.has("S32") else "umax"}.get(operation, operation.lower())
         self.write32(destination, self.warp_reduce(operation, self.int32(source)))
@@ -1044,6 +1113,30 @@ class SassLifter(Emitter):
             operand = self.predicate_operand(instruction.operands[0])
             condition = operand if condition is None else self.value(f"and i1 {condition}, {operand}")
         self.branch(self.label(target.label), condition)
+
+    def op_P2R(self, instruction: SassInstruction) -> None:
+        """P2R d, PR, a, mask: P0..P6 as bits 0..6, where mask has them; a's bits elsewhere."""
+        destination, _, base, mask = instruction.operands
+        if instruction.modifiers:
+            raise self.fail("P2R of a byte other than the first")
+        packed = "0"
+        for index in range(7):
+            bit = self.value(f"zext i1 {self.predicate(Register('P', index))} to i32")
+            packed = self.value(f"or i32 {packed}, {self.value(f'shl i32 {bit}, {index}')}")
+        mask_value = self.int32(mask)
+        kept = self.value(f"and i32 {self.int32(base)}, {self.value(f'xor i32 {mask_value}, -1')}")
+        self.write32(destination, self.value(f"or i32 {kept}, {self.value(f'and i32 {packed}, {mask_value}')}"))
+
+    def op_R2P(self, instruction: SassInstruction) -> None:
+        """R2P PR, a, mask: P0..P6 from bits 0..6 of a, where mask has them."""
+        _, source, mask = instruction.operands
+        if instruction.modifiers:
+            raise self.fail("R2P of a byte other than the first")
+        value, mask_bits = self.int32(source), self.immediate(mask)
+        for index in range(7):
+            if mask_bits >> index & 1:
+                bit = self.value(f"and i32 {self.value(f'lshr i32 {value}, {index}')}, 1")
+                self.set_predicate(Register("P", index), self.value(f"icmp ne i32 {bit}, 0"))
 
     def op_R2UR(self, instruction: SassInstruction) -> None:
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
