@@ -326,3 +326,29 @@ def test_inspect_says_which_route_takes_each_kernel(cassc, tmp_path: Path) -> No
     (with_ptx,) = [m for m in json.loads(cassc("inspect", "--json", "--sass", "ptx.o").stdout) if "origin" in m]
     assert with_ptx["routes"]["_Z4vaddPKfS0_Pfi"] == {"route": "PTX compute_86", "sass_lifter": "lifts"}
     assert "SASS sm_80" in cassc("inspect", "--sass", "sass.o").stdout
+
+
+@needs_nvcc
+@pytest.mark.parametrize("accepted", [True, False])
+def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_path: Path, accepted: bool) -> None:
+    from test_binary_translate import EMPTY_KERNEL, AssemblyAnswer
+
+    from cassc.binary.fallback import Fallback
+    from cassc.binary.translate import translate_group
+
+    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n')
+    subprocess.run([NVCC, "-gencode", "arch=compute_86,code=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path,
+                   check=True)
+    (module,) = read_binary(tmp_path / "p.o")
+    backend = AssemblyAnswer(EMPTY_KERNEL if accepted else "v_bogus_instruction v0\n")
+    toolchain = find_toolchain()
+    translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
+                                  fallback=Fallback(lambda: backend, 256, toolchain.clang))
+    (prompt,) = backend.prompts
+    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    assert translation.route == "sass"
+    if accepted:
+        (kernel,) = translation.kernels
+        assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
+    else:
+        assert translation.kernels == [] and "the model's answer was not used: " in translation.failures["_Z1ki"]

@@ -15,9 +15,11 @@ from pathlib import Path
 from cassc.binary.codegen import amdgpu_object, data_layout, link_code_object
 from cassc.binary.emit import AMDGPU
 from cassc.binary.extract import BinaryModule, DeviceImage
+from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
 from cassc.binary.sass import SassSyntaxError, read_kernels
 from cassc.binary.sass_lift import lift_sass_kernels
 from cassc.errors import CompileError, InputError
+from cassc.repair.prompt import AnswerRejected
 
 SASS_ARCHS = (75, 80, 86, 87, 89, 90)  # the machine code the parser and lifter read
 
@@ -49,20 +51,34 @@ def lift_module_sass(module: BinaryModule, target=AMDGPU):  # type: ignore[no-un
     return ir, image.entry.arch, names, failures, kernels
 
 
-def translate_sass(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu):  # type: ignore[no-untyped-def]
-    """`module`'s kernels from its SASS -> a validated gfx1100 code object (a `translate.Translation`)."""
+def translate_sass(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu,
+                   fallback: Fallback | None = None):  # type: ignore[no-untyped-def]
+    """`module`'s kernels from its SASS -> a validated gfx1100 code object (a `translate.Translation`).
+    With `fallback`, a kernel the lifter cannot translate is asked of the model with its SASS, and its
+    answer used only if it checks out (`fallback.ask_for_kernel`), as on the PTX route."""
     from cassc.binary.translate import TranslatedKernel, Translation
     from cassc.formats.code_object import kernel_descriptors
 
     target = replace(AMDGPU, cpu=offload_arch)
     ir, arch, names, failures, kernels = lift_module_sass(module, target)
+    from_model: dict[str, ModelKernel] = {}
+    if fallback is not None:
+        sizes = {k.name: k.metadata.param_size for k in kernels}
+        for name, reason in list(failures.items()):
+            try:
+                from_model[name] = ask_for_kernel(fallback, module, name, "", reason, sizes[name], work_dir, lld,
+                                                  offload_arch)
+                del failures[name]
+            except AnswerRejected as why:
+                failures[name] = f"{reason}; the model's answer was not used: {why}"
     stem = "".join(c if c.isalnum() else "_" for c in Path(module.origin).name)[-60:] + f".sm_{arch}"
     code_object = link_code_object(amdgpu_object([ir], target), work_dir, stem, lld) if names else b""
     descriptors = kernel_descriptors(code_object) if code_object else {}
     recorded = {k.name: k for k in module.kernels}
     translated = []
+    descriptors.update({name: kernel.descriptor for name, kernel in from_model.items()})
     for kernel in kernels:
-        if kernel.name not in names:
+        if kernel.name not in names and kernel.name not in from_model:
             continue
         metadata = kernel.metadata
         descriptor = descriptors.get(kernel.name)
@@ -75,12 +91,13 @@ def translate_sass(module: BinaryModule, work_dir: Path, lld: Path, offload_arch
         translated.append(TranslatedKernel(
             kernel.name, host.host_stub if host else None, tuple(p.offset for p in metadata.params),
             tuple(p.size for p in metadata.params), metadata.param_size, descriptor.kernarg_size,
-            descriptor.lds_size, descriptor.scratch_size, descriptor.vgprs, descriptor.sgprs))
+            descriptor.lds_size, descriptor.scratch_size, descriptor.vgprs, descriptor.sgprs,
+            from_model[kernel.name].model if kernel.name in from_model else None))
     variables = sorted({name for k in kernels for name, (bank, _, _) in k.constant_symbols.items() if bank == 3}
                        | {name for k in kernels for name in k.device_variables if f"@{name} " in ir
                           or f'@"{name}" ' in ir})
     return Translation(module.origin, arch, code_object, translated, failures, variables if names else [],
-                       route="sass")
+                       {name: kernel.code_object for name, kernel in from_model.items()}, route="sass")
 
 
 def kernel_routes(module: BinaryModule, force_sass: bool = False) -> dict[str, tuple[str, str]]:

@@ -88,7 +88,7 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
     kernel the lifter cannot translate is asked of the model; its answer is used only if it checks out.
     A whole-program module without PTX (or every one, `force_sass`) takes the SASS route."""
     if not separate and route(modules[0], force_sass) == "sass":
-        return translate_sass(modules[0], work_dir, lld, offload_arch)
+        return translate_sass(modules[0], work_dir, lld, offload_arch, fallback)
     if force_sass:
         raise InputError(f"{' + '.join(m.origin for m in modules)}: the SASS route does not take separately "
                          "compiled (-rdc) objects yet")
