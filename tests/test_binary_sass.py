@@ -221,6 +221,10 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["I2F.U64.RP R0, R14", "I2F.U64 R1, R14", "I2F.S64.RM R2, R12", "I2F.U32.RP R3, R10"], ["R0", "R1", "R2", "R3"],
      [0x5B91A2B4, 0x5B91A2B4, 0xDB91A2B4, 0x4F09ABCE]),
     (["MOV R20, 0x40100000", "MUFU.RCP64H R0, R20", "MUFU.RSQ64H R1, R20"], ["R0", "R1"], [0x3FD00000, 0x3FE00000]),
+    (["VIADD R0, R10, -R11", "VIADDMNMX R1, R10, R11, 0x10, PT", "VIADDMNMX.U32 R2, R10, R11, 0x10, !PT",
+      "I2FP.F32.S32 R3, R10", "MOV R20, 0x3c004000", "HSET2.BF.GT.AND R4, R20, 1.5, 1.5, PT"],
+     ["R0", "R1", "R2", "R3", "R4"],
+     [low(A - B), low(min(signed(A + B), 16)), low(max(low(A + B), 16)), bits(float(signed(A))), 0x00003C00]),
     (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
       "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
 ]

@@ -292,6 +292,8 @@ class SassLifter(Emitter):
         metadata = self.kernel.metadata
         if metadata.param_base <= offset < metadata.param_base + metadata.param_size:
             return self.parameter_bytes(offset - metadata.param_base, size)
+        if offset in BLOCK_DIM and offset + 4 in BLOCK_DIM and size == 8:  # two of them at once
+            return self.pair(self.constant(Constant(0, offset), 4), self.constant(Constant(0, offset + 4), 4))
         if offset in BLOCK_DIM and size == 4:
             value, kind = self.special_register(BLOCK_DIM[offset]) or ("", "")
             return self.resize(value, kind, "i32", False)
@@ -488,6 +490,23 @@ class SassLifter(Emitter):
         self.write32(destination, self.value(f"trunc i64 {total} to i32"))
         for carry in carries_out:
             self.set_predicate(carry, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+
+    def op_VIADD(self, instruction: SassInstruction) -> None:
+        """VIADD d, a, b (sm_90): a + b."""
+        destination, *sources = instruction.operands
+        total = "0"
+        for operand in sources:
+            total = self.value(f"add i32 {total}, {self.int32(operand)}")
+        self.write32(destination, total)
+
+    def op_VIADDMNMX(self, instruction: SassInstruction) -> None:
+        """VIADDMNMX[.U32] d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
+        destination, a, b, c, which = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        total = self.value(f"add i32 {self.int32(a)}, {self.int32(b)}")
+        other = self.int32(c)
+        low, high = self.min_max("min", ptx_type, total, other), self.min_max("max", ptx_type, total, other)
+        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
 
     def op_LEA(self, instruction: SassInstruction) -> None:
         """LEA d, [P,] a, b, shift: (a << shift) + b; LEA.HI d, [P,] a, b, high, shift: b + the high word of
@@ -778,6 +797,9 @@ class SassLifter(Emitter):
                 f"{'sext' if ptx_type[0] == 's' else 'zext'} i{bits} {value} to i32")
             self.write32(operand, extended)
 
+    def op_I2FP(self, instruction: SassInstruction) -> None:  # sm_90's I2F on the FMA pipe: the same meaning
+        self.op_I2F(instruction)
+
     def op_F2I(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "s32", "f32")
         rounding = next((ROUNDINGS[m] for m in instruction.modifiers if m in ROUNDINGS), "rni")
@@ -887,6 +909,22 @@ class SassLifter(Emitter):
         half = "bf16" if instruction.has("BF16") else "f16"
         high, low = (self.float32(o) for o in instruction.operands[1:3])
         self.write32(instruction.operands[0], self.pack_halves(half, high, low))
+
+    def op_HSET2(self, instruction: SassInstruction) -> None:
+        """HSET2[.BF].cmp.op d, a, b, c: per half, (a cmp b) op c as 1.0 / 0.0 (.BF) or all ones / zero."""
+        ptx_type = self.half_type(instruction)
+        *sources, combined = self.half_operands(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, ptx_type, a, b)
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(combined)
+        both = self.value(f"insertelement <2 x i1> {self.value(f'insertelement <2 x i1> poison, i1 {c}, i32 0')}, "
+                          f"i1 {c}, i32 1")
+        result = self.value(f"{operation} <2 x i1> {result}, {both}")
+        true = (0x3F80 if ptx_type == "bf16x2" else 0x3C00) if instruction.has("BF") else 0xFFFF
+        halves = self.value(f"select <2 x i1> {result}, <2 x i16> <i16 {true}, i16 {true}>, <2 x i16> zeroinitializer")
+        self.write32(instruction.operands[0], self.value(f"bitcast <2 x i16> {halves} to i32"))
 
     def op_HADD2(self, instruction: SassInstruction) -> None:
         ptx_type = self.half_type(instruction)
@@ -1089,8 +1127,10 @@ class SassLifter(Emitter):
         self.write32(destination, self.warp_reduce(operation, self.int32(source)))
 
     def op_VOTE(self, instruction: SassInstruction) -> None:
-        """VOTE.{ANY,ALL,EQ} d, p, q: d = the ballot of q, p = whether any / all / all-or-none hold it."""
-        destination, flag, source = instruction.operands
+        """VOTE.{ANY,ALL,EQ} [d,] p, q: d = the ballot of q, p = whether any / all / all-or-none hold it."""
+        operands = list(instruction.operands)
+        destination = operands.pop(0) if len(operands) == 3 else Register("R", None)
+        flag, source = operands
         predicate = self.predicate_operand(source)
         mode = next(m for m in instruction.modifiers if m in ("ANY", "ALL", "EQ"))
         if isinstance(destination, Register) and destination.index is not None:
