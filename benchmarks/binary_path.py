@@ -234,7 +234,8 @@ def prepare(args: argparse.Namespace) -> None:
     random.Random(args.seed).shuffle(names)
     failing = failing_originals(Path(args.skip_failing_originals)) if args.skip_failing_originals else set()
     chosen = [n for n in names if n not in failing][:args.sample]
-    sample = {"seed": args.seed, "left_out": [n for n in names[:names.index(chosen[-1]) + 1] if n in failing]}
+    sample = {"seed": args.seed, "left_out": [n for n in names[:names.index(chosen[-1]) + 1] if n in failing],
+              "arch": args.arch, "sass": args.sass}
     (work / "sample.json").write_text(json.dumps(sample))
     (work / "build").mkdir()
     for extra in ("include", "data"):  # a few Makefiles reach ../include
@@ -242,8 +243,8 @@ def prepare(args: argparse.Namespace) -> None:
             (work / "build" / extra).symlink_to(source_root / extra)
 
     def child(name: str) -> subprocess.CompletedProcess[str]:
-        return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work)], REPO_ROOT,
-                   timeout=1200)
+        return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch", args.arch,
+                    *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=1200)
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         children = dict(zip(chosen, pool.map(child, chosen)))
@@ -274,15 +275,17 @@ def prepare(args: argparse.Namespace) -> None:
 
 def one(args: argparse.Namespace) -> None:
     work = Path(args.work)
-    result = prepare_one(args.name, Path(args.hecbench) / "src", work)
+    result = prepare_one(args.name, Path(args.hecbench) / "src", work, args.arch, args.sass)
     (work / "results" / f"{args.name}.json").write_text(json.dumps(asdict(result)))
 
 
-def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
+def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", sass: bool = False) -> BenchmarkResult:
+    """`sass`: every object's device code is lifted from its SASS (the SASS route, forced), not its PTX."""
     from cassc.binary.codegen import data_layout, nvptx_assembly
     from cassc.binary.extract import read_binary
     from cassc.binary.lift import NVPTX, lift_module
     from cassc.binary.ptx import parse_ptx
+    from cassc.binary.sass_translate import lift_module_sass
     from cassc.binary.translate import translate
     from cassc.errors import CasscError
     from cassc.toolchain import find_toolchain
@@ -291,7 +294,7 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
     lld = find_toolchain().lld
     scratch = work / "build" / name
     shutil.copytree(source_root / name, scratch, symlinks=True)
-    built = run(["make", "-j2", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    built = run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
     programs = [p for p in scratch.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.suffix == ""
                 and p.read_bytes()[:4] == b"\x7fELF"]
     result = BenchmarkResult(name, built.returncode == 0 and len(programs) == 1)
@@ -311,7 +314,7 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
             continue
         for module in modules:
             try:
-                translation = translate(module, scratch, lld)
+                translation = translate(module, scratch, lld, force_sass=sass)
             except CasscError as error:
                 result.kernels += [KernelResult(k.name, False, str(error).splitlines()[0]) for k in module.kernels]
                 continue
@@ -323,11 +326,12 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
                                            hip_vgprs=twin.get(k.name, (0, 0))[1]) for k in translation.kernels]
             kernel_results += [KernelResult(k, False, reason) for k, reason in translation.failures.items()]
             result.kernels += kernel_results
-            if translation.failures or module.ptx_images()[0].section != ".nv_fatbin":
+            if translation.failures or module.images[0].section != ".nv_fatbin":
                 continue
             try:
-                ptx_text = nvptx_assembly(lift_module(parse_ptx(module.best_ptx() or ""), NVPTX,
-                                                      data_layout(NVPTX)).ir)
+                ir = lift_module_sass(module, NVPTX)[0] if sass else \
+                    lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX)).ir
+                ptx_text = nvptx_assembly(ir)
             except CasscError as error:
                 result.note = f"NVPTX lowering: {error}"
                 continue
@@ -351,7 +355,7 @@ def prepare_one(name: str, source_root: Path, work: Path) -> BenchmarkResult:
         result.note = result.note or ("no object round-tripped" if not replaced_any else "no run target")
         return result
     program.unlink()
-    relinked = run(["make", "CC=nvcc", "ARCH=sm_90"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    relinked = run(["make", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
     if relinked.returncode != 0 or not program.exists():
         result.note = f"relink failed: {relinked.stderr.strip()[:200]}"
         return result
@@ -456,10 +460,12 @@ def report(args: argparse.Namespace) -> None:
                 f"on the H200 in `hecbench_verify.py`'s record: {', '.join(sample['left_out'])}"
                 if sample["left_out"] else "")
     lines = [
-        "# Binary path over HeCBench (nvcc-built objects only)",
+        f"# Binary path over HeCBench (nvcc-built objects only{', SASS route' if sample.get('sass') else ''})",
         "",
         f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {sample['seed']}{left_out}); {len(built)} built by nvcc 13 "
-        "(`make CC=nvcc ARCH=sm_90`). cassc saw only their objects. Produced by `benchmarks/binary_path.py`.",
+        f"(`make CC=nvcc ARCH={sample.get('arch', 'sm_90')}`). cassc saw only their objects"
+        f"{', and lifted their SASS (the route forced), not their PTX' if sample.get('sass') else ''}. "
+        "Produced by `benchmarks/binary_path.py`.",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -506,10 +512,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
     p.add_argument("--jobs", type=int, default=1, help="benchmarks prepared at a time")
+    for command in (p, o := commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")):
+        command.add_argument("--arch", default="sm_90", help="the Makefile's ARCH (nvcc -arch)")
+        command.add_argument("--sass", action="store_true", help="lift each object's SASS, not its PTX")
     p.add_argument("--skip-failing-originals", metavar="VERIFY_JSON",
                    help="hecbench_verify.py's verify.json: leave out benchmarks whose original exited with an error "
                         "on the H200 there (a round trip of those shows nothing)")
-    o = commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")
     o.add_argument("hecbench")
     o.add_argument("name")
     o.add_argument("--work", default="/tmp/binary-path")

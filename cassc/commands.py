@@ -226,15 +226,18 @@ def run(context: typer.Context,
 @app.command()
 def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static or shared library, or executable."),
             json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-            sass: bool = typer.Option(False, "--sass", help="Also print the SASS (cuobjdump)."),
+            sass: bool = typer.Option(False, "--sass", help="Also print the SASS (cuobjdump) and each kernel's "
+                                                            "route (PTX or SASS) and what the SASS lifter says of it."),
             ptx: bool = typer.Option(False, "--ptx", help="Also print the PTX the file carries.")) -> None:
     """List the CUDA device code in a file: fatbin entries, kernels, parameter layouts, host stubs."""
     from dataclasses import asdict
     from pathlib import Path
 
     from cassc.binary.extract import read_binary, sass_text
+    from cassc.binary.sass_translate import kernel_routes
 
     modules = read_binary(Path(path))
+    routes = [kernel_routes(m) if sass else {} for m in modules]
     if json_output:
         report = [{"origin": m.origin,
                    "images": [{"section": i.section, "container": i.container, "kind": i.entry.kind,
@@ -247,6 +250,9 @@ def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static o
             for entry, module in zip(report, modules):
                 entry["ptx"] = [i.entry.ptx for i in module.ptx_images()]
         if sass:
+            for entry, module_routes in zip(report, routes):
+                entry["routes"] = {name: {"route": chosen, "sass_lifter": verdict}
+                                   for name, (chosen, verdict) in module_routes.items()}
             report.append({"sass": sass_text(Path(path))})
         print(json.dumps(report, indent=2))
         return
@@ -277,6 +283,13 @@ def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static o
                             ",".join(f"sm_{a}" for a in kernel.sass_archs),
                             ",".join(f"compute_{a}" for a in kernel.ptx_archs))
         console.print(kernels)
+        if sass:
+            table = Table(title=f"{module.origin}: routes")
+            for column in ("kernel", "route", "SASS lifter"):
+                table.add_column(column)
+            for name, (chosen, verdict) in routes[modules.index(module)].items():
+                table.add_row(name, chosen, verdict)
+            console.print(table)
         if ptx:
             for image in module.ptx_images():
                 print(image.entry.ptx)

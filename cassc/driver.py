@@ -318,7 +318,7 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         refuse_device_side_launches(modules)
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
-                                              _model_fallback(ctx), ctx.cache))
+                                              _model_fallback(ctx), ctx.cache, ctx.inv.force_sass))
             trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing

@@ -119,6 +119,7 @@ class Invocation:
     archiver: str | None = None
     host_compiler: str | None = None
     use_hipcc: bool = False  # compile through ROCm's hipcc instead of calling its clang directly
+    force_sass: bool = False  # --cassc-sass: nvcc-built objects are translated from SASS even with PTX
     target: str = "amd"  # --cassc-target: "nvidia" compiles the translated sources with NVIDIA's nvcc
     model: str | None = None  # --cassc-model: the repair model (settings also read CASSC_MODEL, config.toml)
     # driver behaviour
@@ -399,6 +400,8 @@ def _finish(values: dict[str, object], env: Mapping[str, str]) -> Invocation:
         values["phase"] = "link"
     if env.get("CASSC_USE_HIPCC", "0") not in ("0", "", "false", "no", "off"):
         values["use_hipcc"] = True
+    if env.get("CASSC_SASS", "0") not in ("0", "", "false", "no", "off"):
+        values["force_sass"] = True
     ptxas = values.get("ptxas_options", ())
     if "-v" in ptxas or "--verbose" in ptxas:  # type: ignore[operator]
         values["resource_usage"] = True

@@ -212,6 +212,9 @@ NVCC_OPTIONS: tuple[Option, ...] = (
            note="AMD targets to build for (default gfx1100, or $CASSC_OFFLOAD_ARCH)"),
     Option("cassc-use-hipcc", "cassc-use-hipcc", F, SET, "use_hipcc", True,
            note="compile through the ROCm install's hipcc (or $CASSC_USE_HIPCC=1)"),
+    Option("cassc-sass", "cassc-sass", F, SET, "force_sass", True,
+           note="translate nvcc-built objects' device code from their SASS even where they carry PTX "
+                "(or $CASSC_SASS=1)"),
     Option("cassc-target", "cassc-target", V, SET, "target", choices=("amd", "nvidia"),
            note="amd: build for the AMD GPU (default); nvidia: compile the translated program with NVIDIA's nvcc "
                 "through the hip-to-cuda header set, to check the translation on an NVIDIA GPU"),

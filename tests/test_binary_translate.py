@@ -176,12 +176,12 @@ def test_nvcc_built_objects_link_like_nvcc_links_them(cassc, tmp_path: Path) -> 
     assert gpu_targets(tmp_path / "app") == ["gfx1100", "gfx1100"]  # one code object per nvcc object
 
 
-def test_sass_only_objects_get_a_clear_message(cassc, tmp_path: Path) -> None:
+def test_objects_with_only_sass_cassc_cannot_read_get_a_clear_message(cassc, tmp_path: Path) -> None:
     write(tmp_path / "k.cu", "__global__ void k(int *p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
-    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "sass.o"], cwd=tmp_path,
+    subprocess.run([NVCC, "-gencode", "arch=compute_100,code=sm_100", "-c", "k.cu", "-o", "sass.o"], cwd=tmp_path,
                    check=True)
     result = cassc("sass.o", "-o", "app", check=False)
-    assert result.returncode == 1 and "sass.o carries only SASS (no PTX)" in result.stderr
+    assert result.returncode == 1 and "sass.o carries no PTX and no SASS cassc reads (it has sm_100" in result.stderr
     assert not (tmp_path / "app").exists()
 
 

@@ -23,11 +23,12 @@ _SOURCES = sorted(Path(__file__).parent.glob("*.py")) + sorted((Path(__file__).p
 _CODE_OBJECT = "code-object.hsaco"
 
 
-def _key(modules: list[BinaryModule], offload_arch: str, separate: bool, lld: Path) -> str:
+def _key(modules: list[BinaryModule], offload_arch: str, separate: bool, lld: Path, force_sass: bool) -> str:
     import llvmlite
 
     stat = lld.resolve().stat()
     parts: list[str | bytes] = ["binary-translation", __version__, llvmlite.__version__, offload_arch, str(separate),
+                                f"force-sass={force_sass}",
                                 f"{lld.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"]
     parts += [source.read_bytes() for source in _SOURCES]
     for module in modules:
@@ -39,9 +40,10 @@ def _key(modules: list[BinaryModule], offload_arch: str, separate: bool, lld: Pa
 
 
 def cached_translation(cache: Cache, modules: list[BinaryModule], offload_arch: str, separate: bool, lld: Path,
-                       work_dir: Path, translate: Callable[[], Translation]) -> Translation:
-    """The translation of `modules` from `cache`, or `translate()`'s, stored when it is complete."""
-    key = _key(modules, offload_arch, separate, lld)
+                       work_dir: Path, translate: Callable[[], Translation], force_sass: bool = False) -> Translation:
+    """The translation of `modules` from `cache`, or `translate()`'s, stored when it is complete.
+    `force_sass` is part of the key: the SASS route's code differs from the PTX route's."""
+    key = _key(modules, offload_arch, separate, lld, force_sass)
     origin = " + ".join(m.origin for m in modules)
     entry = cache.lookup(key)
     if entry is not None:
@@ -51,13 +53,13 @@ def cached_translation(cache: Cache, modules: list[BinaryModule], offload_arch: 
                    for kernel in meta["kernels"]]  # type: ignore[union-attr]
         code_object = entry.file(_CODE_OBJECT).read_bytes()
         return Translation(origin, int(meta["ptx_arch"]), code_object, kernels, {},  # type: ignore[arg-type]
-                           list(meta["variables"]))  # type: ignore[arg-type]
+                           list(meta["variables"]), route=str(meta["route"]))  # type: ignore[arg-type]
     translation = translate()
     if translation.failures or translation.model_code_objects:
         return translation
     code_object = work_dir / f"cache-{key[:16]}.hsaco"
     code_object.write_bytes(translation.code_object)
     cache.store(key, {_CODE_OBJECT: code_object},
-                {"ptx_arch": translation.ptx_arch, "variables": translation.variables,
+                {"ptx_arch": translation.ptx_arch, "variables": translation.variables, "route": translation.route,
                  "kernels": [asdict(kernel) for kernel in translation.kernels]})
     return translation

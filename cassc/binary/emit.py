@@ -317,6 +317,11 @@ class Emitter:
         product_part = self.value(f"fsub double {total}, {c_part}")
         error = self.value(f"fadd double {self.value(f'fsub double {product}, {product_part}')}, "
                            f"{self.value(f'fsub double {cd}, {c_part}')}")
+        return self.round_to_float(total, error, rounding)
+
+    def round_to_float(self, total: str, error: str, rounding: str) -> str:
+        """The exact value total + error (doubles, |error| below total's last place) rounded to a float
+        down ("rm"), up ("rp") or toward zero ("rz")."""
         nearest = self.value(f"fptrunc double {total} to float")
         back = self.value(f"fpext float {nearest} to double")
         tie = self.value(f"fcmp oeq double {back}, {total}")
@@ -346,7 +351,6 @@ class Emitter:
         chosen = self.value(f"select i1 {step_down}, i32 {down}, i32 "
                             f"{self.value(f'select i1 {step_up}, i32 {up}, i32 {bits}')}")
         return self.value(f"bitcast i32 {chosen} to float")
-
 
     def unary(self, base: str, ptx_type: str, a: str, flags: str = "") -> str:
         llvm_type = value_type(ptx_type)
@@ -730,6 +734,17 @@ class Emitter:
         all_set = self.value(f"icmp eq i32 {ones}, {active}")
         return {"any": any_set, "all": all_set}.get(mode) or self.value(
             f"or i1 {all_set}, {self.value(f'xor i1 {any_set}, true')}")
+
+    def warp_reduce(self, operation: str, value: str) -> str:
+        """redux.sync / REDUX over the active lanes of the warp: and, or, xor, add, min, max (signed),
+        umin, umax of an i32."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.redux.sync.{operation}"
+            self.declare(name, f"declare i32 @{name}(i32, i32)")
+            return self.value(f"call i32 @{name}(i32 {value}, i32 {self.active_mask()})")
+        name = f"llvm.amdgcn.wave.reduce.{operation}.i32"
+        self.declare(name, f"declare i32 @{name}(i32, i32)")
+        return self.value(f"call i32 @{name}(i32 {value}, i32 0)")
 
     def active_mask(self) -> str:
         if self.target.name == "nvptx":

@@ -106,10 +106,12 @@ def splice_source(translations: dict[str, list[Translation]], work_dir: Path,
 
 
 def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, ...], work_dir: Path, runner: Runner,
-                         fallback: Fallback | None = None, cache: Cache | None = None) -> Path:
+                         fallback: Fallback | None = None, cache: Cache | None = None,
+                         force_sass: bool = False) -> Path:
     """Translate every module's device code for each of `offload_archs` (from `cache` when it holds the
     translation); return the object that carries it all. Says which objects it translated; a kernel neither
-    the lifter nor the model (`fallback`, when one is configured) translates stops the build with the reasons."""
+    the lifter nor the model (`fallback`, when one is configured) translates stops the build with the reasons.
+    `force_sass`: translate from SASS even where the fatbin has PTX."""
     from cassc.binary.cached import cached_translation
     from cassc.binary.translate import is_separate, translate_group
 
@@ -125,12 +127,14 @@ def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, 
             def translate(group: list[BinaryModule] = group, target_dir: Path = target_dir,
                           offload_arch: str = offload_arch) -> Translation:
                 return translate_group(group, target_dir, runner.toolchain.lld, offload_arch,
-                                       separate=is_separate(group[0]), fallback=fallback)
+                                       separate=is_separate(group[0]), fallback=fallback,
+                                       force_sass=force_sass)
 
             origin = " + ".join(m.origin for m in group)
             try:
                 translation = cached_translation(cache or Cache(enabled=False), group, offload_arch,
-                                                 is_separate(group[0]), runner.toolchain.lld, target_dir, translate)
+                                                 is_separate(group[0]), runner.toolchain.lld, target_dir, translate,
+                                                 force_sass)
             except CasscError as error:  # the parser's, the lifter's and LLVM's messages: say which object
                 if not str(error).startswith(origin):
                     error.args = (f"{origin}: {error}", *error.args[1:])
@@ -140,8 +144,10 @@ def translate_and_splice(modules: list[BinaryModule], offload_archs: tuple[str, 
                 raise CompileError(f"{translation.origin}: {len(translation.failures)} kernel(s) cannot be "
                                    f"translated for {offload_arch}:\n  {reasons}")
             modelled = [k for k in translation.kernels if k.from_model]
+            source = f"SASS sm_{translation.ptx_arch}" if translation.route == "sass" else \
+                f"PTX compute_{translation.ptx_arch}"
             print(f"cassc: translated {translation.origin}: {len(translation.kernels) - len(modelled)} kernel(s) "
-                  f"from PTX compute_{translation.ptx_arch} to {offload_arch}", file=sys.stderr)
+                  f"from {source} to {offload_arch}", file=sys.stderr)
             for kernel in modelled:
                 print(f"cassc: {kernel.name} is {kernel.from_model}'s assembly: it assembled and its arguments and "
                       "LDS check out, but nothing has verified what it computes", file=sys.stderr)

@@ -16,6 +16,7 @@ from cassc.binary.extract import BinaryModule, DeviceImage
 from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
 from cassc.binary.lift import AMDGPU, lift_module
 from cassc.binary.ptx import Function, function_text, parse_ptx
+from cassc.binary.sass_translate import route, translate_sass
 from cassc.errors import CompileError, InputError
 from cassc.formats.code_object import code_object_target, kernel_descriptors
 from cassc.repair.prompt import AnswerRejected
@@ -45,6 +46,7 @@ class Translation:
     failures: dict[str, str] = field(default_factory=dict)  # kernel -> why it was not translated
     variables: list[str] = field(default_factory=list)  # __device__ / __constant__ names the code object defines
     model_code_objects: dict[str, bytes] = field(default_factory=dict)  # kernel -> the model's code object
+    route: str = "ptx"  # "ptx": lifted from PTX compute_<ptx_arch>; "sass": from sm_<ptx_arch> machine code
 
 
 def param_layout(function: Function) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -66,21 +68,30 @@ def is_separate(module: BinaryModule) -> bool:
 def _best_ptx_image(module: BinaryModule) -> DeviceImage:
     ptx_images = sorted(module.ptx_images(), key=lambda i: i.entry.arch)
     if not ptx_images:
-        raise InputError(f"{module.origin} carries only SASS (no PTX): translating SASS is not supported yet; "
-                         "rebuild it with nvcc's default -arch (which embeds PTX) or add "
-                         "-gencode arch=compute_XX,code=compute_XX")
+        raise InputError(f"{module.origin} carries only SASS (no PTX): translating the SASS of separately "
+                         "compiled (-rdc) objects is not supported yet; rebuild it with nvcc's default -arch "
+                         "(which embeds PTX) or add -gencode arch=compute_XX,code=compute_XX")
     return ptx_images[-1]
 
 
-def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu) -> Translation:
-    return translate_group([module], work_dir, lld, offload_arch, separate=is_separate(module))
+def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu,
+              force_sass: bool = False) -> Translation:
+    return translate_group([module], work_dir, lld, offload_arch, separate=is_separate(module),
+                           force_sass=force_sass)
 
 
 def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu,
-                    separate: bool = True, fallback: Fallback | None = None) -> Translation:
+                    separate: bool = True, fallback: Fallback | None = None,
+                    force_sass: bool = False) -> Translation:
     """One code object for `modules`: one whole-program module, or the -rdc modules of a program, whose
     IR is linked (their device functions call one another) before it is compiled. With `fallback`, a
-    kernel the lifter cannot translate is asked of the model; its answer is used only if it checks out."""
+    kernel the lifter cannot translate is asked of the model; its answer is used only if it checks out.
+    A whole-program module without PTX (or every one, `force_sass`) takes the SASS route."""
+    if not separate and route(modules[0], force_sass) == "sass":
+        return translate_sass(modules[0], work_dir, lld, offload_arch, fallback)
+    if force_sass:
+        raise InputError(f"{' + '.join(m.origin for m in modules)}: the SASS route does not take separately "
+                         "compiled (-rdc) objects yet")
     images = [_best_ptx_image(m) for m in modules]
     programs = [parse_ptx(i.entry.ptx) for i in images]
     target = replace(AMDGPU, cpu=offload_arch)

@@ -1,0 +1,1279 @@
+"""The SASS front end: a kernel's machine code (parsed by sass.py) -> LLVM IR, through the emission core.
+
+Registers are untyped 32-bit slots (R0..R255, UR0..UR63; a 64-bit value is an even/odd pair) and i1 slots
+(P0..P6, UP0..UP6); RZ/URZ read 0 and PT/UPT true, and writes to them vanish. SROA turns the slots back
+into values. A predicated instruction branches around itself; `BRA` targets are the listing's labels.
+
+The kernel ABI is CUDA's: every parameter is its own kernarg memory (`emit.Emitter.parameter`) at the
+cubin's offsets, so a read of constant bank 0's parameter window is a load from the parameter holding
+those bytes. The rest of bank 0 that kernels read: blockDim (0x0-0x8), gridDim (0xc-0x14), the initial
+stack pointer (0x28: the local frame is an alloca and local addresses are offsets into it) and the
+memory descriptor the `.E`/`desc[]` accesses name (ignored). Shared memory is one LDS array the size the
+cubin records; a shared address is an offset into it (sm_90's window starts at 0x400, with the CTA's
+rank in a cluster above bit 24: clusters of one CTA here). Bank 3 is `__constant__` data: each variable
+is a named global, as the PTX path defines them, so cudaMemcpyToSymbol finds it.
+
+Each opcode's meaning is the core's; here the SASS forms are mapped to it. Anything else raises
+`Unsupported` naming the opcode, its address and the kernel.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type
+from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
+                               Unparsed)
+from cassc.binary.sass import Target as BranchTarget
+
+# Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
+BLOCK_DIM = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z", 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
+STACK_POINTER = 0x28
+MEMORY_DESCRIPTORS = {0x118, 0x11C, 0x208, 0x20C}  # sm_75-89 / sm_90: the descriptor desc[URn] names
+SHARED_WINDOW_BASE = {90: 0x400}  # arch -> the offset static shared memory starts at (sm_90's reserved 1 KiB)
+SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, name in
+                     (("TID", "tid"), ("CTAID", "ctaid")) for axis in "xyz"} | {
+    "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
+    "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
+ZERO_SPECIALS = {"SR_CgaCtaId", "SR_SWINHI"}  # one CTA per cluster; no generic shared window
+INTEGER_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
+FLOAT_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
+                     "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan"}
+MEMORY_TYPES = {"U8": ("u8", 1), "S8": ("s8", 1), "U16": ("u16", 2), "S16": ("s16", 2), "64": ("b64", 8),
+                "128": ("b128", 16)}
+ATOMIC_OPERATIONS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
+                     "OR": "or", "XOR": "xor", "EXCH": "exch"}
+ROUNDINGS = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}
+
+
+def bits_of(value: float) -> int:
+    """A float's 32 bits, as a signed integer (an LLVM i32 literal)."""
+    return struct.unpack("<i", struct.pack("<f", value))[0]
+
+
+def _parameter_align(offset: int, size: int) -> int:
+    """The alignment that places a parameter at `offset` after the previous one, as CUDA did: the
+    largest power of two dividing the offset (at most 16; the parameter's own size for offset 0)."""
+    if offset == 0:
+        return min(16, 1 << max(0, (size - 1).bit_length()))
+    return min(16, offset & -offset)
+
+
+class SassLifter(Emitter):
+    def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
+        super().__init__(target)
+        self.kernel = kernel
+        self.ordinal = ordinal  # the kernel's place in its module: names its shared memory
+        self.current: SassInstruction | None = None
+        self.slots: dict[str, str] = {}  # register name -> its slot
+        self.params: list[tuple[int, int, str, int]] = []  # (offset, size, pointer, address space)
+        self.local: str | None = None
+        self.return_sites: list[int] = []
+        self.module_globals: dict[str, str] = {}  # name -> definition
+
+    def fail(self, why: str) -> Unsupported:
+        where = f": '{self.current.text}' at {self.current.address:#06x}" if self.current else ""
+        return Unsupported(f"kernel {self.kernel.name} (SASS sm_{self.kernel.arch}): {why}{where}")
+
+    # -- the function -----------------------------------------------------------------------------
+    def lift(self) -> str:
+        metadata = self.kernel.metadata
+        signature = []
+        for index, param in enumerate(metadata.params):
+            text, (pointer, space) = self.parameter(index, f"[{param.size} x i8]",
+                                                   _parameter_align(param.offset, param.size), True)
+            signature.append(text)
+            self.params.append((param.offset, param.size, pointer, space))
+        labels = {label for i in self.kernel.instructions for label in i.labels}
+        # A subroutine (CALL.REL.NOINC, as CUDA's division slow paths are called) returns to the address its
+        # caller put in a register: each instruction after a CALL is a place a RET may go to.
+        self.return_sites = [after.address for call, after in zip(self.kernel.instructions,
+                                                                   self.kernel.instructions[1:])
+                             if call.opcode == "CALL"]
+        for instruction in self.kernel.instructions:
+            for label in instruction.labels:
+                self.place_label(self.label(label))
+            if instruction.address in self.return_sites:
+                self.place_label(f"return.{instruction.address}")
+            if instruction.opcode == "NOP" or (instruction.opcode == "BRA" and self.is_self_loop(instruction)):
+                if instruction.opcode == "BRA":
+                    self.emit("unreachable")  # padding after the last EXIT: nothing falls into it
+                    self.terminated = True
+                continue
+            self.current = instruction
+            self.instruction(instruction, labels)
+        self.current = None
+        if not self.terminated:
+            self.emit("ret void")
+            self.terminated = True
+        return self.function_text(self.kernel_head(self.kernel.name, signature))
+
+    @staticmethod
+    def is_self_loop(instruction: SassInstruction) -> bool:
+        """The `BRA` to itself nvdisasm shows after the last EXIT (padding, never reached)."""
+        target = instruction.operands[0] if instruction.operands else None
+        return isinstance(target, BranchTarget) and target.label in instruction.labels
+
+    @staticmethod
+    def label(name: str) -> str:
+        return quote(f"L{name}")
+
+    def instruction(self, instruction: SassInstruction, labels: set[str]) -> None:
+        base = instruction.opcode
+        handler = getattr(self, f"op_{base}", None)
+        if handler is None and base.startswith("U") and base not in ("UMOV",):
+            handler = getattr(self, f"op_{base[1:]}", None)  # uniform datapath: the same meaning on URn
+        if handler is None:
+            raise self.fail(f"SASS instruction {base} is not translated")
+        unparsed = next((o for o in instruction.operands if isinstance(o, Unparsed)), None)
+        if unparsed is not None and handler != self.reconvergence_hint:
+            raise self.fail(f"operand '{unparsed.text}' of {base}")
+        guard = instruction.guard
+        try:
+            if guard is None or (guard.index is None and not guard.inverted) or base == "BRA":
+                handler(instruction)
+            else:
+                self.guarded(self.predicate(guard), lambda: handler(instruction))
+        except (ValueError, IndexError, StopIteration, TypeError) as error:
+            # operands or modifiers of a form the handler does not know (a count, a missing comparison)
+            raise self.fail(f"{base} with operands or modifiers of a form not translated ({error})") from None
+
+    # -- registers --------------------------------------------------------------------------------
+    def slot_of(self, kind: str, index: int) -> tuple[str, str]:
+        name = f"{kind}{index}"
+        storage = "i1" if kind in ("P", "UP") else "i32"
+        if name not in self.slots:
+            self.slots[name] = self.slot(f"r.{name}", storage)
+        return self.slots[name], storage
+
+    def predicate(self, register: Register) -> str:
+        if register.kind not in ("P", "UP"):
+            raise self.fail(f"{register} as a predicate")
+        if register.index is None:
+            value = "true"
+        else:
+            pointer, _ = self.slot_of(register.kind, register.index)
+            value = self.value(f"load i1, {self.alloca_ptr()} {pointer}")
+        return self.value(f"xor i1 {value}, true") if register.inverted else value
+
+    def predicate_operand(self, operand: object) -> str:
+        if not isinstance(operand, Register):
+            raise self.fail("a predicate operand that is not a register")
+        return self.predicate(operand)
+
+    def set_predicate(self, operand: object, value: str) -> None:
+        if not isinstance(operand, Register) or operand.kind not in ("P", "UP"):
+            raise self.fail("a predicate destination that is not a predicate")
+        if operand.index is None:
+            return
+        pointer, _ = self.slot_of(operand.kind, operand.index)
+        self.emit(f"store i1 {value}, {self.alloca_ptr()} {pointer}")
+
+    def register32(self, register: Register, offset: int = 0) -> str:
+        if register.index is None:
+            return "0"
+        pointer, _ = self.slot_of(register.kind, register.index + offset)
+        return self.value(f"load i32, {self.alloca_ptr()} {pointer}")
+
+    def write32(self, operand: object, value: str, offset: int = 0) -> None:
+        if not isinstance(operand, Register) or operand.kind not in ("R", "UR"):
+            raise self.fail("a destination that is not a register")
+        if operand.index is None:
+            return
+        pointer, _ = self.slot_of(operand.kind, operand.index + offset)
+        self.emit(f"store i32 {value}, {self.alloca_ptr()} {pointer}")
+
+    def write64(self, operand: object, value: str) -> None:
+        self.write32(operand, self.value(f"trunc i64 {value} to i32"))
+        self.write32(operand, self.value(f"trunc i64 {self.value(f'lshr i64 {value}, 32')} to i32"), 1)
+
+    def write_wide(self, operand: object, value: str, bits: int) -> None:
+        """A value of 32, 64 or 128 bits into consecutive registers."""
+        for part in range(bits // 32):
+            piece = value if bits == 32 else self.value(
+                f"trunc i{bits} {self.value(f'lshr i{bits} {value}, {32 * part}') if part else value} to i32")
+            self.write32(operand, piece, part)
+
+    # -- operands ---------------------------------------------------------------------------------
+    def raw32(self, operand: object) -> str:
+        """The 32 bits of an operand, modifiers not applied."""
+        if isinstance(operand, Register):
+            if operand.kind in ("P", "UP"):
+                return self.value(f"zext i1 {self.predicate(operand)} to i32")
+            return self.register32(operand)
+        if isinstance(operand, Immediate):
+            if operand.is_float_text:
+                return str(struct.unpack("<i", struct.pack("<f", self.float_text(operand.text)))[0])
+            return str(operand.integer() & 0xFFFFFFFF if operand.integer() >= 0 else operand.integer())
+        if isinstance(operand, Constant):
+            return self.constant(operand, 4)
+        if isinstance(operand, Special):
+            return self.special_value(operand)
+        raise self.fail(f"operand {operand}")
+
+    def int32(self, operand: object) -> str:
+        """An integer operand: -R is its negation, ~R its complement."""
+        value = self.raw32(operand)
+        if getattr(operand, "negated", False):
+            value = self.value(f"sub i32 0, {value}")
+        if getattr(operand, "inverted", False):
+            value = self.value(f"xor i32 {value}, -1")
+        return value
+
+    def pair(self, low: str, high: str) -> str:
+        """Two i32 values as the i64 high:low."""
+        wide_high = self.value(f"zext i32 {high} to i64")
+        return self.value(f"or i64 {self.value(f'zext i32 {low} to i64')}, {self.value(f'shl i64 {wide_high}, 32')}")
+
+    def int64(self, operand: object) -> str:
+        """A 64-bit operand: a register pair (Rn, Rn+1), a constant bank's 8 bytes, an immediate."""
+        if isinstance(operand, Register):
+            if operand.index is None:
+                return "0"
+            return self.pair(self.register32(operand), self.register32(operand, 1))
+        if isinstance(operand, Constant):
+            return self.constant(operand, 8)
+        if isinstance(operand, Immediate) and not operand.is_float_text:
+            return str(operand.integer())
+        raise self.fail(f"64-bit operand {operand}")
+
+    @staticmethod
+    def float_text(text: str) -> float:
+        body = text.lstrip("+")
+        return {"INF": float("inf"), "-INF": float("-inf"), "QNAN": float("nan"), "-QNAN": float("nan"),
+                "NAN": float("nan")}.get(body) if body.lstrip("-") in ("INF", "QNAN", "NAN") else float(body)
+
+    def float32(self, operand: object) -> str:
+        """A float operand with its -x / |x| modifiers; a decimal immediate is a float value."""
+        if isinstance(operand, Immediate) and not operand.is_hex:
+            return float_constant(self.float_text(operand.text), "f32")
+        value = self.value(f"bitcast i32 {self.raw32(operand)} to float")
+        return self.float_modifiers(operand, value, "f32")
+
+    def float64(self, operand: object) -> str:
+        if isinstance(operand, Immediate) and not operand.is_hex:
+            return float_constant(self.float_text(operand.text), "f64")
+        if isinstance(operand, Immediate):  # hex: the high 32 bits of the double
+            return self.value(f"bitcast i64 {operand.integer() << 32} to double")
+        value = self.value(f"bitcast i64 {self.int64(operand)} to double")
+        return self.float_modifiers(operand, value, "f64")
+
+    def float_modifiers(self, operand: object, value: str, ptx_type: str) -> str:
+        if getattr(operand, "absolute", False):
+            value = self.absolute(ptx_type, value)
+        if getattr(operand, "negated", False):
+            value = self.negate(ptx_type, value)
+        return value
+
+    def special_value(self, operand: Special) -> str:
+        if operand.name in ZERO_SPECIALS:
+            return "0"
+        name = SPECIAL_REGISTERS.get(operand.name)
+        found = self.special_register(name) if name else None
+        if found is None:
+            raise self.fail(f"special register {operand.name}")
+        value, kind = found
+        return self.resize(value, kind, "i32", False)
+
+    # -- constant banks and the kernel ABI ----------------------------------------------------------
+    def constant(self, operand: Constant, size: int) -> str:
+        if operand.bank == 3:
+            return self.user_constant(operand, size)
+        if operand.bank in self.kernel.own_banks:
+            return self.own_constant(operand, size)
+        if operand.register is not None:
+            raise self.fail(f"an indexed read of constant bank {operand.bank}")
+        if operand.bank == 4:
+            return self.device_address(operand.offset, size)
+        if operand.bank != 0:
+            raise self.fail(f"constant bank {operand.bank}, which the cubin does not hold for this kernel")
+        offset = operand.offset
+        metadata = self.kernel.metadata
+        if metadata.param_base <= offset < metadata.param_base + metadata.param_size:
+            return self.parameter_bytes(offset - metadata.param_base, size)
+        if offset in BLOCK_DIM and offset + 4 in BLOCK_DIM and size == 8:  # two of them at once
+            return self.pair(self.constant(Constant(0, offset), 4), self.constant(Constant(0, offset + 4), 4))
+        if offset in BLOCK_DIM and size == 4:
+            value, kind = self.special_register(BLOCK_DIM[offset]) or ("", "")
+            return self.resize(value, kind, "i32", False)
+        if offset == STACK_POINTER and size == 4:
+            return str(self.frame_top())
+        if offset in MEMORY_DESCRIPTORS:
+            return "0"
+        raise self.fail(f"constant bank 0 offset {offset:#x} (outside the parameters)")
+
+    def parameter_bytes(self, offset: int, size: int) -> str:
+        """`size` bytes of the parameter buffer from `offset`: one load from the parameter that holds them,
+        or (a 64-bit read of two 32-bit parameters) one per 32-bit half."""
+        for start, length, pointer, space in self.params:
+            if start <= offset and offset + size <= start + length:
+                element = self.offset_pointer(pointer, space, offset - start) if offset != start else pointer
+                align = min(size, 4) if (offset - start) % size else size
+                return self.value(f"load i{8 * size}, {self.ptr(space)} {element}, align {align}")
+        if size == 8:
+            return self.pair(self.parameter_bytes(offset, 4), self.parameter_bytes(offset + 4, 4))
+        raise self.fail(f"a read of parameter bytes {offset}..{offset + size} outside the parameters")
+
+    def user_constant(self, operand: Constant, size: int) -> str:
+        """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
+        the variable the base offset names), each variable a named global as the PTX path defines them, so
+        that cudaMemcpyToSymbol finds it."""
+        found = next(((name, start) for name, (bank, start, length) in self.kernel.constant_symbols.items()
+                      if bank == operand.bank and start <= operand.offset < start + max(length, 1)), None)
+        if found is None:
+            raise self.fail(f"constant bank {operand.bank} offset {operand.offset:#x}, which no variable holds")
+        name, start = found
+        self.module_globals.update(constant_variables(self.kernel))
+        index = str(operand.offset - start)
+        if operand.register is not None:
+            register = self.register32(operand.register)
+            index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
+        pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def own_constant(self, operand: Constant, size: int) -> str:
+        """A bank of the kernel's own (ptxas' literal pool in bank 2): a constant global of its bytes."""
+        data = self.kernel.own_banks[operand.bank]
+        name = f"__cassc_bank{operand.bank}.{self.ordinal}"
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"'
+        self.module_globals[name] = (f"@{quote(name)} = internal addrspace(4) constant [{len(data)} x i8] {init}, "
+                                     "align 8")
+        index = str(operand.offset)
+        if operand.register is not None:
+            index = self.value(f"zext i32 {self.value(f'add i32 {self.register32(operand.register)}, {operand.offset}')}"
+                               " to i64")
+        pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def device_address(self, offset: int, size: int) -> str:
+        """Bank 4: the 64-bit addresses of `__device__` variables (each a named global, as the PTX path
+        defines them), read whole or by 32-bit half. The bank is a table in memory, as on NVIDIA: an
+        address LLVM cannot fold into global-plus-offset arithmetic (which AMDGPU limits to 32 bits)."""
+        addresses = self.kernel.device_addresses
+        start = offset if offset in addresses else offset - 4
+        if start not in addresses or (size == 8 and start != offset):
+            raise self.fail(f"constant bank 4 offset {offset:#x}, which holds no variable's address")
+        missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
+        if missing:
+            raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
+        self.module_globals.update(device_variable_definitions(self.kernel))
+        entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
+                            for _, (name, addend) in sorted(addresses.items()))
+        slots = sorted(addresses)
+        self.module_globals["__cassc_bank4"] = (f"@__cassc_bank4 = internal addrspace(4) externally_initialized "
+                                                f"global [{len(slots)} x i64] [{entries}], align 8")
+        pointer = self.value(f"getelementptr [{len(slots)} x i64], ptr addrspace(4) @__cassc_bank4, i64 0, "
+                             f"i64 {slots.index(start)}")
+        if start != offset:
+            pointer = self.offset_pointer(pointer, 4, 4)
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
+
+    def frame_top(self) -> int:
+        """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it."""
+        return max(self.kernel.frame_size, 16)
+
+    def local_base(self) -> str:
+        if self.local is None:
+            self.local = self.slot("local.frame", f"[{self.frame_top()} x i8]", 16)
+        return self.local
+
+    # -- addresses ----------------------------------------------------------------------------------
+    def address(self, operand: object, space: str, wide: bool) -> tuple[str, int]:
+        """(pointer, address space) of a memory operand in `space` (global, shared, local, generic)."""
+        if not isinstance(operand, Address):
+            raise self.fail("a memory operand that is not an address")
+        if space in ("global", "generic"):
+            if operand.base is None or operand.base.index is None:
+                base = self.value(f"zext i32 {self.register32(operand.uniform)} to i64") \
+                    if operand.uniform is not None else "0"
+            elif wide or operand.wide:
+                base = self.int64(operand.base)
+            else:
+                base = self.value(f"zext i32 {self.register32(operand.base)} to i64")
+            if operand.uniform is not None and operand.base is not None and operand.base.index is not None:
+                base = self.value(f"add i64 {base}, {self.value(f'zext i32 {self.register32(operand.uniform)} to i64')}")
+            number = 1 if space == "global" else 0
+            pointer = self.integer_pointer(base, "i64", number)
+            if operand.offset:
+                pointer = self.offset_pointer(pointer, number, operand.offset)
+            return pointer, number
+        # shared and local: 32-bit offsets into the window
+        total = "0"
+        if operand.base is not None and operand.base.index is not None:
+            total = self.register32(operand.base)
+            if operand.scale != 1:
+                total = self.value(f"mul i32 {total}, {operand.scale}")
+        if operand.uniform is not None and operand.uniform.index is not None:
+            total = self.value(f"add i32 {total}, {self.register32(operand.uniform)}")
+        if operand.offset:
+            total = self.value(f"add i32 {total}, {operand.offset}")
+        if space == "shared":
+            base = SHARED_WINDOW_BASE.get(self.kernel.arch, 0)
+            if base:
+                total = self.value(f"sub i32 {total}, {base}")
+            return self.shared_pointer(self.value(f"zext i32 {total} to i64")), 3
+        frame = self.local_base()
+        return (self.offset_pointer(frame, self.target.alloca_space, self.value(f"zext i32 {total} to i64")),
+                self.target.alloca_space)
+
+    def shared_pointer(self, offset: str) -> str:
+        """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
+        the cubin records; dynamic shared memory (extern __shared__) follows it, as on NVIDIA, which is
+        where both targets put a launch's dynamic LDS: the offset is not bounded by the array."""
+        size = self.kernel.metadata.shared_size
+        if size == 0:
+            name = "__cassc_dynamic_shared"
+            self.module_globals[name] = f"@{name} = external addrspace(3) global [0 x i8], align 16"
+        else:
+            name = f"__cassc_shared.{self.ordinal}"
+            self.module_globals[name] = f"@{quote(name)} = internal addrspace(3) global [{size} x i8] poison, align 16"
+        return self.value(f"getelementptr i8, ptr addrspace(3) @{quote(name)}, i64 {offset}")
+
+    # -- integer arithmetic ---------------------------------------------------------------------------
+    def op_MOV(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
+
+    op_UMOV = op_MOV
+
+    def op_MOV32I(self, instruction: SassInstruction) -> None:
+        self.op_MOV(instruction)
+
+    def op_IMAD(self, instruction: SassInstruction) -> None:
+        operands = instruction.operands
+        destination = operands[0]
+        signed = not instruction.has("U32")
+        if instruction.has("WIDE"):
+            a, b = (self.int32(o) for o in operands[1:3])
+            extend = "sext" if signed else "zext"
+            product = self.value(f"mul i64 {self.value(f'{extend} i32 {a} to i64')}, "
+                                 f"{self.value(f'{extend} i32 {b} to i64')}")
+            self.write64(destination, self.value(f"add i64 {product}, {self.int64(operands[3])}"))
+            return
+        a, b, c = (self.int32(o) for o in operands[1:4])
+        if instruction.has("HI"):
+            product, _ = self.multiply("hi", a, b, "s32" if signed else "u32")
+            result = self.value(f"add i32 {product}, {c}")
+        else:
+            result = self.value(f"add i32 {self.value(f'mul i32 {a}, {b}')}, {c}")
+        if instruction.has("X"):
+            carry = self.value(f"zext i1 {self.predicate_operand(operands[4])} to i32")
+            result = self.value(f"add i32 {result}, {carry}")
+        self.write32(destination, result)
+
+    def op_IADD3(self, instruction: SassInstruction) -> None:
+        """d = a + b + c (+ carries in, .X); an optional carry-out predicate. A negated operand is its
+        complement plus one, as the adder computes it (so the carry is the adder's)."""
+        operands = list(instruction.operands)
+        destination = operands.pop(0)
+        carries_out = []
+        while isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") and len(operands) > 3:
+            carries_out.append(operands.pop(0))
+        sources, carries_in = operands[:3], operands[3:] if instruction.has("X") else []
+        if len(carries_out) > 1:
+            raise self.fail("IADD3 with two carry outputs")
+        terms = []
+        ones = 0
+        for operand in sources:
+            raw = self.raw32(operand)
+            if getattr(operand, "negated", False):
+                raw = self.value(f"xor i32 {raw}, -1")
+                ones += 1
+            elif getattr(operand, "inverted", False):
+                raw = self.value(f"xor i32 {raw}, -1")
+            terms.append(self.value(f"zext i32 {raw} to i64"))
+        total = self.value(f"add i64 {self.value(f'add i64 {terms[0]}, {terms[1]}')}, {terms[2]}")
+        if ones:
+            total = self.value(f"add i64 {total}, {ones}")
+        for carry in carries_in:
+            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry)} to i64')}")
+        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
+        for carry in carries_out:
+            self.set_predicate(carry, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+
+    def op_VIADD(self, instruction: SassInstruction) -> None:
+        """VIADD d, a, b (sm_90): a + b."""
+        destination, *sources = instruction.operands
+        total = "0"
+        for operand in sources:
+            total = self.value(f"add i32 {total}, {self.int32(operand)}")
+        self.write32(destination, total)
+
+    def op_VIADDMNMX(self, instruction: SassInstruction) -> None:
+        """VIADDMNMX[.U32] d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
+        destination, a, b, c, which = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        total = self.value(f"add i32 {self.int32(a)}, {self.int32(b)}")
+        other = self.int32(c)
+        low, high = self.min_max("min", ptx_type, total, other), self.min_max("max", ptx_type, total, other)
+        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+
+    def op_LEA(self, instruction: SassInstruction) -> None:
+        """LEA d, [P,] a, b, shift: (a << shift) + b; LEA.HI d, [P,] a, b, high, shift: b + the high word of
+        (high:a) << shift (.SX32: high is a's sign); .X adds a carry-in predicate."""
+        operands = list(instruction.operands)
+        destination = operands.pop(0)
+        carry_out = operands.pop(0) if isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") \
+            and not instruction.has("X") and len(operands) > 3 else None
+        carry_in = operands.pop() if instruction.has("X") else None
+        a, b = self.raw32(operands[0]), self.int32(operands[1])
+        if getattr(operands[0], "negated", False) or getattr(operands[0], "inverted", False):
+            a = self.value(f"xor i32 {a}, -1") if getattr(operands[0], "inverted", False) else \
+                self.value(f"sub i32 0, {a}")
+        shift = self.raw32(operands[-1])
+        if instruction.has("HI"):
+            if instruction.has("SX32"):
+                high = self.value(f"ashr i32 {a}, 31")
+            else:
+                high = self.int32(operands[2])
+            pair = self.pair(a, high)
+            shifted = self.value(f"shl i64 {pair}, {self.value(f'zext i32 {shift} to i64')}")
+            part = self.value(f"trunc i64 {self.value(f'lshr i64 {shifted}, 32')} to i32")
+        else:
+            part = self.value(f"shl i32 {a}, {shift}")
+        total = self.value(f"add i64 {self.value(f'zext i32 {part} to i64')}, {self.value(f'zext i32 {b} to i64')}")
+        if carry_in is not None:
+            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry_in)} to i64')}")
+        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
+        if carry_out is not None:
+            self.set_predicate(carry_out, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+
+    def op_LOP3(self, instruction: SassInstruction) -> None:
+        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
+        operands = list(instruction.operands)
+        flag = operands.pop(0) if isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") else None
+        destination = operands.pop(0)
+        predicate_in = operands[4] if len(operands) > 4 else None
+        if predicate_in is not None and not (isinstance(predicate_in, Register) and predicate_in.index is None
+                                             and predicate_in.inverted):
+            raise self.fail("LOP3 with a predicate input")
+        inputs = [self.int32(o) for o in operands[:3]]
+        result = self.lop3("b32", inputs, self.immediate(operands[3]))
+        self.write32(destination, result)
+        if flag is not None:
+            self.set_predicate(flag, self.value(f"icmp ne i32 {result}, 0"))
+
+    def op_PLOP3(self, instruction: SassInstruction) -> None:
+        """PLOP3.LUT p, q, a, b, c, lut_p, lut_q: two functions of three predicates."""
+        operands = instruction.operands
+        inputs = [self.value(f"sext i1 {self.predicate_operand(o)} to i32") for o in operands[2:5]]
+        for destination, table in ((operands[0], operands[5]), (operands[1], operands[6])):
+            if isinstance(destination, Register) and destination.index is not None:
+                value = self.lop3("b32", inputs, self.immediate(table))
+                self.set_predicate(destination, self.value(f"icmp ne i32 {self.value(f'and i32 {value}, 1')}, 0"))
+
+    def immediate(self, operand: object) -> int:
+        if not isinstance(operand, Immediate):
+            raise self.fail("a lookup table or count that is not an immediate")
+        return operand.integer()
+
+    def op_SHF(self, instruction: SassInstruction) -> None:
+        """SHF.{L,R}[.W].{U32,S32,U64,S64}[.HI] d, low, shift, high: the 64-bit high:low shifted, its low
+        (or .HI: high) word. The amount is clamped at the type's width (.W: taken mod 32)."""
+        destination, low, amount, high = instruction.operands
+        left = instruction.has("L")
+        signed = instruction.has("S32", "S64")
+        limit = 64 if instruction.has("U64", "S64") else 32
+        pair = self.pair(self.int32(low), self.int32(high))
+        count = self.int32(amount)
+        count = self.value(f"and i32 {count}, 31") if instruction.has("W") else \
+            self.value(f"call i32 {self.intrinsic('llvm.umin', 'i32', 2)}(i32 {count}, i32 {limit})")
+        operation = "shl" if left else "ashr" if signed else "lshr"
+        shifted = self.shift(operation, "s64" if signed else "u64", pair, count)
+        if instruction.has("HI"):
+            shifted = self.value(f"lshr i64 {shifted}, 32")
+        self.write32(destination, self.value(f"trunc i64 {shifted} to i32"))
+
+    def op_SEL(self, instruction: SassInstruction) -> None:
+        destination, a, b, condition = instruction.operands
+        self.write32(destination, self.select("b32", self.predicate_operand(condition), self.int32(a), self.int32(b)))
+
+    def op_IMNMX(self, instruction: SassInstruction) -> None:
+        destination, a, b, which = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        a, b = self.int32(a), self.int32(b)
+        low, high = self.min_max("min", ptx_type, a, b), self.min_max("max", ptx_type, a, b)
+        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+
+    op_VIMNMX = op_IMNMX
+
+    def op_IABS(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.absolute("s32", self.int32(instruction.operands[1])))
+
+    def op_POPC(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.bit_count("llvm.ctpop", "b32", self.int32(instruction.operands[1])))
+
+    def op_FLO(self, instruction: SassInstruction) -> None:
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        self.write32(instruction.operands[0],
+                     self.find_leading(ptx_type, self.int32(instruction.operands[1]), instruction.has("SH")))
+
+    def op_BREV(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.unary("llvm.bitreverse", "b32", self.int32(instruction.operands[1])))
+
+    def op_PRMT(self, instruction: SassInstruction) -> None:
+        if any(m in instruction.modifiers for m in ("F4E", "B4E", "RC8", "ECL", "ECR", "RC16")):
+            raise self.fail("PRMT modes other than the default")
+        destination, a, selector, b = instruction.operands
+        self.write32(destination, self.permute(self.int32(a), self.int32(b), self.int32(selector)))
+
+    def op_ISETP(self, instruction: SassInstruction) -> None:
+        """ISETP.cmp[.U32].{AND,OR,XOR}[.EX] p, q, a, b, c[, low]: p = (a cmp b) op c, q = !(a cmp b) op c.
+        .EX compares the high words of a 64-bit comparison whose low words' result is `low`."""
+        operands = instruction.operands
+        comparison = next(INTEGER_COMPARISONS[m] for m in instruction.modifiers if m in INTEGER_COMPARISONS)
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        a, b = self.int32(operands[2]), self.int32(operands[3])
+        result = self.compare(comparison, ptx_type, a, b)
+        if instruction.has("EX"):
+            low = self.predicate_operand(operands[5])
+            equal = self.compare("eq", ptx_type, a, b)
+            if comparison in ("eq",):
+                result = self.value(f"and i1 {equal}, {low}")
+            elif comparison == "ne":
+                result = self.value(f"or i1 {result}, {low}")
+            else:
+                strict = self.compare({"ge": "gt", "le": "lt"}.get(comparison, comparison), ptx_type, a, b)
+                result = self.value(f"or i1 {strict}, {self.value(f'and i1 {equal}, {low}')}")
+        self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
+
+    def combine_predicates(self, instruction: SassInstruction, result: str, first: object, second: object,
+                           combined: object) -> None:
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(combined)
+        inverse = self.value(f"xor i1 {result}, true")
+        self.set_predicate(first, self.value(f"{operation} i1 {result}, {c}"))
+        if not (isinstance(second, Register) and second.index is None):
+            self.set_predicate(second, self.value(f"{operation} i1 {inverse}, {c}"))
+
+    # -- floats ---------------------------------------------------------------------------------------
+    def rounding(self, instruction: SassInstruction) -> str | None:
+        return next(({"RZ": "rz", "RM": "rm", "RP": "rp"}[m] for m in instruction.modifiers
+                     if m in ("RZ", "RM", "RP")), None)
+
+    def float_result(self, instruction: SassInstruction, value: str) -> None:
+        if instruction.has("SAT"):
+            value = self.clamp_unit(value, "f32")
+        self.write32(instruction.operands[0], self.value(f"bitcast float {value} to i32"))
+
+    def op_FADD(self, instruction: SassInstruction) -> None:
+        a, b = (self.float32(o) for o in instruction.operands[1:3])
+        rounding = self.rounding(instruction)
+        result = self.fma("f32", a, "1.0", b, rounding) if rounding else self.value(f"fadd float {a}, {b}")
+        self.float_result(instruction, result)
+
+    def op_FMUL(self, instruction: SassInstruction) -> None:
+        a, b = (self.float32(o) for o in instruction.operands[1:3])
+        rounding = self.rounding(instruction)
+        result = self.fma("f32", a, b, "-0.0", rounding) if rounding else self.value(f"fmul float {a}, {b}")
+        self.float_result(instruction, result)
+
+    def op_FFMA(self, instruction: SassInstruction) -> None:
+        a, b, c = (self.float32(o) for o in instruction.operands[1:4])
+        self.float_result(instruction, self.fma("f32", a, b, c, self.rounding(instruction)))
+
+    def op_FMNMX(self, instruction: SassInstruction) -> None:
+        destination, a, b, which = instruction.operands
+        a, b = self.float32(a), self.float32(b)
+        low, high = self.min_max("min", "f32", a, b), self.min_max("max", "f32", a, b)
+        self.float_result(instruction, self.select("f32", self.predicate_operand(which), low, high))
+
+    def op_FSEL(self, instruction: SassInstruction) -> None:
+        destination, a, b, condition = instruction.operands
+        a, b = self.float32(a), self.float32(b)
+        self.float_result(instruction, self.select("f32", self.predicate_operand(condition), a, b))
+
+    def op_FSETP(self, instruction: SassInstruction) -> None:
+        operands = instruction.operands
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, "f32", self.float32(operands[2]), self.float32(operands[3]))
+        self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
+
+    def op_FSET(self, instruction: SassInstruction) -> None:
+        """FSET[.BF].cmp.op d, a, b, c: (a cmp b) op c as 1.0 / 0.0 (.BF) or as all ones / zero."""
+        destination, a, b, combined = instruction.operands
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, "f32", self.float32(a), self.float32(b))
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        result = self.value(f"{operation} i1 {result}, {self.predicate_operand(combined)}")
+        true = bits_of(1.0) if instruction.has("BF") else -1
+        self.write32(destination, self.value(f"select i1 {result}, i32 {true}, i32 0"))
+
+    def op_DSETP(self, instruction: SassInstruction) -> None:
+        operands = instruction.operands
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, "f64", self.float64(operands[2]), self.float64(operands[3]))
+        self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
+
+    def double_result(self, instruction: SassInstruction, value: str) -> None:
+        self.write64(instruction.operands[0], self.value(f"bitcast double {value} to i64"))
+
+    def op_DADD(self, instruction: SassInstruction) -> None:
+        a, b = (self.float64(o) for o in instruction.operands[1:3])
+        self.double_result(instruction, self.value(f"fadd double {a}, {b}"))
+
+    def op_DMUL(self, instruction: SassInstruction) -> None:
+        a, b = (self.float64(o) for o in instruction.operands[1:3])
+        self.double_result(instruction, self.value(f"fmul double {a}, {b}"))
+
+    def op_DFMA(self, instruction: SassInstruction) -> None:
+        a, b, c = (self.float64(o) for o in instruction.operands[1:4])
+        self.double_result(instruction, self.fma("f64", a, b, c))
+
+    def op_MUFU(self, instruction: SassInstruction) -> None:
+        """The special function unit's approximations. SIN/COS take revolutions (ptxas multiplies by 1/2pi
+        first)."""
+        function = next((m for m in instruction.modifiers
+                         if m in ("RCP", "RSQ", "SQRT", "EX2", "LG2", "SIN", "COS", "TANH", "RCP64H", "RSQ64H")), None)
+        if function is None:
+            raise self.fail("this MUFU function")
+        if function in ("RCP64H", "RSQ64H"):
+            # the high word of 1/x (1/sqrt(x)) for the double whose high word is the operand: the seed of a
+            # double division's (square root's) Newton steps, here already exact to double precision
+            high = self.value(f"zext i32 {self.int32(instruction.operands[1])} to i64")
+            x = self.value(f"bitcast i64 {self.value(f'shl i64 {high}, 32')} to double")
+            y = self.reciprocal("f64", x, False) if function == "RCP64H" else self.value(
+                f"fdiv double 1.0, {self.unary('llvm.sqrt', 'f64', x)}")
+            bits = self.value(f"bitcast double {y} to i64")
+            self.write32(instruction.operands[0], self.value(f"trunc i64 {self.value(f'lshr i64 {bits}, 32')} to i32"))
+            return
+        a = self.float32(instruction.operands[1])
+        if function == "RCP":
+            result = self.reciprocal("f32", a, True)
+        elif function == "RSQ":
+            result = self.reciprocal_root("f32", a)
+        elif function == "SQRT":
+            result = self.unary("llvm.sqrt", "f32", a, "afn ")
+        elif function == "EX2":
+            result = self.unary("llvm.exp2", "f32", a, "afn ")
+        elif function == "LG2":
+            result = self.log2("f32", a)
+        elif function == "TANH":
+            result = self.tanh("f32", a)
+        else:
+            radians = self.value(f"fmul float {a}, {float_constant(2 * 3.141592653589793, 'f32')}")
+            result = self.unary(f"llvm.{function.lower()}", "f32", radians, "afn ")
+        self.float_result(instruction, result)
+
+    def op_FRND(self, instruction: SassInstruction) -> None:
+        rounding = next((ROUNDINGS[m] for m in instruction.modifiers if m in ROUNDINGS), "rni")
+        self.float_result(instruction, self.convert(self.float32(instruction.operands[1]), "f32", "f32", rounding))
+
+    def conversion_types(self, instruction: SassInstruction, default_destination: str,
+                         default_source: str) -> tuple[str, str]:
+        """The types a conversion names (destination first), defaults where it names fewer."""
+        names = {"F16": "f16", "F32": "f32", "F64": "f64", "S8": "s8", "U8": "u8", "S16": "s16", "U16": "u16",
+                 "S32": "s32", "U32": "u32", "S64": "s64", "U64": "u64"}
+        found = [names[m] for m in instruction.modifiers if m in names]
+        if len(found) >= 2:
+            return found[0], found[1]
+        if len(found) == 1:  # one type: whichever side it fits
+            one = found[0]
+            same_kind = one[0] == default_destination[0] or (one[0] in "su" and default_destination[0] in "su")
+            return (one, default_source) if same_kind else (default_destination, one)
+        return default_destination, default_source
+
+    def read_typed(self, operand: object, ptx_type: str) -> str:
+        if ptx_type == "f32":
+            return self.float32(operand)
+        if ptx_type == "f64":
+            return self.float64(operand)
+        if ptx_type in ("s64", "u64"):
+            return self.int64(operand)
+        value = self.int32(operand)
+        bits = int(ptx_type[1:])
+        return value if bits == 32 else self.value(f"trunc i32 {value} to i{bits}")
+
+    def write_typed(self, operand: object, value: str, ptx_type: str) -> None:
+        if ptx_type == "f32":
+            self.write32(operand, self.value(f"bitcast float {value} to i32"))
+        elif ptx_type == "f64":
+            self.write64(operand, self.value(f"bitcast double {value} to i64"))
+        elif ptx_type in ("s64", "u64"):
+            self.write64(operand, value)
+        else:
+            bits = int(ptx_type[1:])
+            extended = value if bits == 32 else self.value(
+                f"{'sext' if ptx_type[0] == 's' else 'zext'} i{bits} {value} to i32")
+            self.write32(operand, extended)
+
+    def op_I2FP(self, instruction: SassInstruction) -> None:  # sm_90's I2F on the FMA pipe: the same meaning
+        self.op_I2F(instruction)
+
+    def op_F2I(self, instruction: SassInstruction) -> None:
+        destination_type, source_type = self.conversion_types(instruction, "s32", "f32")
+        rounding = next((ROUNDINGS[m] for m in instruction.modifiers if m in ROUNDINGS), "rni")
+        a = self.read_typed(instruction.operands[1], source_type)
+        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type, rounding),
+                         destination_type)
+
+    def op_I2F(self, instruction: SassInstruction) -> None:
+        destination_type, source_type = self.conversion_types(instruction, "f32", "s32")
+        rounding = self.rounding(instruction)
+        a = self.read_typed(instruction.operands[1], source_type)
+        if rounding and destination_type != "f32":
+            raise self.fail("I2F with directed rounding to other than f32")
+        if rounding and source_type[1:] == "64":
+            # high * 2^32 and the low word are exact doubles; their sum, with TwoSum's error, is exact
+            high = self.convert(self.value(f"{'ashr' if source_type[0] == 's' else 'lshr'} i64 {a}, 32"),
+                                source_type, "f64")
+            scaled = self.value(f"fmul double {high}, 4294967296.0")
+            low = self.convert(self.value(f"and i64 {a}, 4294967295"), "u64", "f64")
+            total = self.value(f"fadd double {scaled}, {low}")
+            low_part = self.value(f"fsub double {total}, {scaled}")
+            scaled_part = self.value(f"fsub double {total}, {low_part}")
+            error = self.value(f"fadd double {self.value(f'fsub double {scaled}, {scaled_part}')}, "
+                               f"{self.value(f'fsub double {low}, {low_part}')}")
+            self.write_typed(instruction.operands[0], self.round_to_float(total, error, rounding), "f32")
+            return
+        if rounding:  # the integer is exact in a double: round that
+            exact = self.convert(a, source_type, "f64")
+            self.write_typed(instruction.operands[0], self.round_to_float(exact, "0.0", rounding), "f32")
+            return
+        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+
+    def op_F2F(self, instruction: SassInstruction) -> None:
+        destination_type, source_type = self.conversion_types(instruction, "f32", "f32")
+        if destination_type == "f16" or source_type == "f16" or self.rounding(instruction):
+            raise self.fail("F2F to or from half precision, or with directed rounding")
+        a = self.read_typed(instruction.operands[1], source_type)
+        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+
+    def op_I2I(self, instruction: SassInstruction) -> None:
+        destination_type, source_type = self.conversion_types(instruction, "s32", "s32")
+        a = self.read_typed(instruction.operands[1], source_type)
+        result = self.convert(a, source_type, destination_type, saturate=instruction.has("SAT"))
+        self.write_typed(instruction.operands[0], result, destination_type)
+
+    # -- packed halves: HADD2 / HMUL2 / HFMA2 (f16x2, or bf16x2 with .BF16_V2) ---------------------------
+    def half_operands(self, instruction: SassInstruction) -> list[object]:
+        """The sources, a pair of immediates (high, low) taken as one operand."""
+        sources: list[object] = []
+        operands = list(instruction.operands[1:])
+        while operands:
+            operand = operands.pop(0)
+            if isinstance(operand, Immediate) and operands and isinstance(operands[0], Immediate):
+                sources.append((operand, operands.pop(0)))
+            else:
+                sources.append(operand)
+        return sources
+
+    def half_pair(self, operand: object, ptx_type: str) -> str:
+        """A <2 x half> (or bfloat) operand: lane 0 the low 16 bits; .H0_H0 / .H1_H1 repeat one half,
+        .H1_H0 / .H0_H1 name the lanes; a pair of immediates is (high, low); .F32: a float, rounded."""
+        vector = value_type(ptx_type)
+        element = vector.removeprefix("<2 x ").removesuffix(">")
+        if isinstance(operand, tuple):
+            high, low = (float_constant(self.float_text(o.text), ptx_type[:-2]) for o in operand)
+            return f"<{element} {low}, {element} {high}>"
+        if isinstance(operand, Immediate) and not operand.is_hex:
+            half = float_constant(self.float_text(operand.text), ptx_type[:-2])
+            return f"<{element} {half}, {element} {half}>"
+        suffixes = getattr(operand, "suffixes", ())
+        raw = self.raw32(operand)
+        if "F32" in suffixes:
+            narrow = self.value(f"fptrunc float {self.value(f'bitcast i32 {raw} to float')} to {element}")
+            pair = self.value(f"insertelement {vector} poison, {element} {narrow}, i32 0")
+            pair = self.value(f"insertelement {vector} {pair}, {element} {narrow}, i32 1")
+        else:
+            pair = self.value(f"bitcast i32 {raw} to {vector}")
+            lanes = next((s for s in suffixes if re.fullmatch(r"H[01]_H[01]", s)), None)
+            if lanes:  # written high lane first
+                high, low = int(lanes[1]), int(lanes[4])
+                pair = self.value(f"shufflevector {vector} {pair}, {vector} poison, <2 x i32> <i32 {low}, i32 {high}>")
+        return self.float_modifiers(operand, pair, ptx_type)
+
+    def half_result(self, instruction: SassInstruction, value: str, ptx_type: str) -> None:
+        vector = value_type(ptx_type)
+        if instruction.has("SAT"):
+            raise self.fail("saturating packed half arithmetic")
+        if instruction.has("F32"):  # the low lane, as a float
+            element = vector.removeprefix("<2 x ").removesuffix(">")
+            low = self.value(f"extractelement {vector} {value}, i32 0")
+            self.write32(instruction.operands[0],
+                         self.value(f"bitcast float {self.value(f'fpext {element} {low} to float')} to i32"))
+            return
+        self.write32(instruction.operands[0], self.value(f"bitcast {vector} {value} to i32"))
+
+    def half_type(self, instruction: SassInstruction) -> str:
+        if instruction.has("BF16_V2", "BF16"):
+            return "bf16x2"
+        if any(m in instruction.modifiers for m in ("RZ", "RM", "RP")):
+            raise self.fail("packed half arithmetic with directed rounding")
+        return "f16x2"
+
+    def op_F2FP(self, instruction: SassInstruction) -> None:
+        """F2FP(.BF16).PACK_AB d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
+        if not instruction.has("PACK_AB") or self.rounding(instruction):
+            raise self.fail("F2FP forms other than PACK_AB")
+        half = "bf16" if instruction.has("BF16") else "f16"
+        high, low = (self.float32(o) for o in instruction.operands[1:3])
+        self.write32(instruction.operands[0], self.pack_halves(half, high, low))
+
+    def op_HSET2(self, instruction: SassInstruction) -> None:
+        """HSET2[.BF].cmp.op d, a, b, c: per half, (a cmp b) op c as 1.0 / 0.0 (.BF) or all ones / zero."""
+        ptx_type = self.half_type(instruction)
+        *sources, combined = self.half_operands(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        result = self.compare(comparison, ptx_type, a, b)
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(combined)
+        both = self.value(f"insertelement <2 x i1> {self.value(f'insertelement <2 x i1> poison, i1 {c}, i32 0')}, "
+                          f"i1 {c}, i32 1")
+        result = self.value(f"{operation} <2 x i1> {result}, {both}")
+        true = (0x3F80 if ptx_type == "bf16x2" else 0x3C00) if instruction.has("BF") else 0xFFFF
+        halves = self.value(f"select <2 x i1> {result}, <2 x i16> <i16 {true}, i16 {true}>, <2 x i16> zeroinitializer")
+        self.write32(instruction.operands[0], self.value(f"bitcast <2 x i16> {halves} to i32"))
+
+    def op_HADD2(self, instruction: SassInstruction) -> None:
+        ptx_type = self.half_type(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.value(f"fadd {value_type(ptx_type)} {a}, {b}"), ptx_type)
+
+    def op_HMUL2(self, instruction: SassInstruction) -> None:
+        ptx_type = self.half_type(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.value(f"fmul {value_type(ptx_type)} {a}, {b}"), ptx_type)
+
+    def op_HFMA2(self, instruction: SassInstruction) -> None:
+        ptx_type = self.half_type(instruction)
+        a, b, c = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
+        self.half_result(instruction, self.fma(ptx_type, a, b, c), ptx_type)
+
+    # -- special registers, constants, memory -------------------------------------------------------
+    def op_S2R(self, instruction: SassInstruction) -> None:
+        source = instruction.operands[1]
+        if not isinstance(source, Special):
+            raise self.fail("S2R of something that is not a special register")
+        self.write32(instruction.operands[0], self.special_value(source))
+
+    op_S2UR = op_S2R
+
+    def op_CS2R(self, instruction: SassInstruction) -> None:
+        destination, source = instruction.operands
+        if isinstance(source, Register) and source.index is None:  # CS2R R2, SRZ-like zeroing reads as RZ
+            self.write64(destination, "0")
+            return
+        if isinstance(source, Special) and source.name in ("SR_CLOCKLO", "SR_CLOCK"):
+            value, _ = self.special_register("%clock64") or ("", "")
+            self.write64(destination, value)
+            return
+        raise self.fail(f"CS2R of {source}")
+
+    def op_LDC(self, instruction: SassInstruction) -> None:
+        destination, source = instruction.operands
+        if not isinstance(source, Constant):
+            raise self.fail("LDC of something that is not a constant bank reference")
+        small = next((m for m in instruction.modifiers if m in ("U8", "S8", "U16", "S16")), None)
+        if instruction.has("64"):
+            self.write64(destination, self.constant(source, 8))
+        elif small:
+            if source.bank != 0 or source.register is not None:
+                raise self.fail("sub-word constant loads outside the parameters")
+            metadata = self.kernel.metadata
+            bits = int(small[1:])
+            value = self.parameter_bytes(source.offset - metadata.param_base, bits // 8)
+            self.write32(destination, self.value(f"{'sext' if small[0] == 'S' else 'zext'} i{bits} {value} to i32"))
+        else:
+            self.write32(destination, self.constant(source, 4))
+
+    def op_ULDC(self, instruction: SassInstruction) -> None:
+        self.op_LDC(instruction)
+
+    def memory_type(self, instruction: SassInstruction) -> tuple[str, int]:
+        """(the type loaded or stored, bytes): 32 bits unless a size modifier says otherwise."""
+        for modifier in instruction.modifiers:
+            if modifier in MEMORY_TYPES:
+                return MEMORY_TYPES[modifier]
+        return "b32", 4
+
+    def load_to(self, instruction: SassInstruction, space: str) -> None:
+        destination, source = instruction.operands[0], instruction.operands[1]
+        ptx_type, size = self.memory_type(instruction)
+        pointer, number = self.address(source, space, wide=instruction.has("E") and space == "global")
+        bits = 8 * size
+        loaded = self.value(f"load{' volatile' if instruction.has('VOLATILE') else ''} i{bits}, "
+                            f"{self.ptr(number)} {pointer}, align {size}"
+                            f"{', !invariant.load !{}' if instruction.has('CONSTANT') else ''}")
+        if bits < 32:
+            loaded = self.value(f"{'sext' if ptx_type.startswith('s') else 'zext'} i{bits} {loaded} to i32")
+            bits = 32
+        self.write_wide(destination, loaded, bits)
+
+    def store_from(self, instruction: SassInstruction, space: str) -> None:
+        target, source = instruction.operands[0], instruction.operands[1]
+        ptx_type, size = self.memory_type(instruction)
+        pointer, number = self.address(target, space, wide=instruction.has("E") and space == "global")
+        bits = 8 * size
+        if bits < 32:
+            value = self.value(f"trunc i32 {self.int32(source)} to i{bits}")
+        elif bits == 32:
+            value = self.int32(source)
+        else:
+            if not isinstance(source, Register):
+                raise self.fail("a wide store of something that is not a register")
+            value = "0"
+            for part in range(bits // 32):
+                piece = self.value(f"zext i32 {self.register32(source, part) if source.index is not None else '0'} "
+                                   f"to i{bits}")
+                if part:
+                    piece = self.value(f"shl i{bits} {piece}, {32 * part}")
+                value = self.value(f"or i{bits} {value}, {piece}")
+        self.emit(f"store i{bits} {value}, {self.ptr(number)} {pointer}, align {size}")
+
+    def op_LDG(self, instruction: SassInstruction) -> None:
+        self.load_to(instruction, "global")
+
+    def op_STG(self, instruction: SassInstruction) -> None:
+        self.store_from(instruction, "global")
+
+    def op_LDS(self, instruction: SassInstruction) -> None:
+        self.load_to(instruction, "shared")
+
+    def op_STS(self, instruction: SassInstruction) -> None:
+        self.store_from(instruction, "shared")
+
+    def op_LDL(self, instruction: SassInstruction) -> None:
+        self.load_to(instruction, "local")
+
+    def op_STL(self, instruction: SassInstruction) -> None:
+        self.store_from(instruction, "local")
+
+    def op_LD(self, instruction: SassInstruction) -> None:
+        self.load_to(instruction, "generic")
+
+    def op_ST(self, instruction: SassInstruction) -> None:
+        self.store_from(instruction, "generic")
+
+    def atomic_operation(self, instruction: SassInstruction, space: str, returns: bool) -> None:
+        operands = list(instruction.operands)
+        if returns and isinstance(operands[0], Register) and operands[0].kind in ("P", "UP"):
+            operands.pop(0)
+        destination = operands.pop(0) if returns else None
+        address = operands.pop(0)
+        wide = instruction.has("64")
+        floating = instruction.has("F32", "F64")
+        signed = instruction.has("S32", "S64")
+        ptx_type = ("f" if floating else "s" if signed else "u") + ("64" if wide else "32")
+        pointer, number = self.address(address, space, wide=instruction.has("E") and space == "global")
+        scope = "cta" if space == "shared" else "gpu"
+        if instruction.has("CAS"):
+            read = self.int64 if wide else self.int32
+            old = self.compare_exchange(64 if wide else 32, pointer, number, read(operands[0]), read(operands[1]),
+                                        scope)
+        else:
+            operation = next((ATOMIC_OPERATIONS[m] for m in instruction.modifiers if m in ATOMIC_OPERATIONS), None)
+            if operation is None or (floating and operation not in ("add", "min", "max")):
+                raise self.fail("this atomic operation")
+            if floating:
+                value = self.float64(operands[0]) if wide else self.float32(operands[0])
+            else:
+                value = self.int64(operands[0]) if wide else self.int32(operands[0])
+            old = self.atomic(operation, ptx_type, pointer, number, value, scope)
+            if floating:
+                old = self.value(f"bitcast {'double' if wide else 'float'} {old} to i{64 if wide else 32}")
+        if destination is not None:
+            (self.write64 if wide else self.write32)(destination, old)
+
+    def op_ATOMG(self, instruction: SassInstruction) -> None:
+        self.atomic_operation(instruction, "global", True)
+
+    def op_ATOM(self, instruction: SassInstruction) -> None:
+        self.atomic_operation(instruction, "generic", True)
+
+    def op_ATOMS(self, instruction: SassInstruction) -> None:
+        self.atomic_operation(instruction, "shared", True)
+
+    def op_RED(self, instruction: SassInstruction) -> None:
+        self.atomic_operation(instruction, "global", False)
+
+    op_REDG = op_RED
+
+    # -- synchronisation, warps, control flow -------------------------------------------------------
+    def op_BAR(self, instruction: SassInstruction) -> None:
+        if not instruction.has("SYNC") or instruction.has("RED", "ARV") or len(instruction.operands) != 1 \
+                or not (isinstance(instruction.operands[0], Immediate) and instruction.operands[0].integer() == 0):
+            raise self.fail("named barriers, BAR.ARV and BAR.RED (__syncthreads_count/and/or)")
+        self.barrier()
+
+    def op_MEMBAR(self, instruction: SassInstruction) -> None:
+        self.fence("cta" if instruction.has("CTA") else "sys" if instruction.has("SYS") else "gpu")
+
+    def op_WARPSYNC(self, instruction: SassInstruction) -> None:
+        self.warp_sync()
+
+    def reconvergence_hint(self, instruction: SassInstruction) -> None:
+        """BSSY/BSYNC mark where diverged threads meet again; the IR's structured control flow already does."""
+
+    op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
+
+    def op_SHFL(self, instruction: SassInstruction) -> None:
+        """SHFL.{IDX,UP,DOWN,BFLY} p, d, a, b, c: c packs the clamp (low 5 bits) and segment mask (bits 8-12)."""
+        flag, destination, a, b, c = instruction.operands
+        mode = next(m.lower() for m in instruction.modifiers if m in ("IDX", "UP", "DOWN", "BFLY"))
+        value, valid = self.shuffle(mode, self.int32(a), self.int32(b), self.int32(c), lambda: "-1")
+        self.write32(destination, value)
+        if isinstance(flag, Register) and flag.index is not None:
+            self.set_predicate(flag, valid())
+
+    def op_REDUX(self, instruction: SassInstruction) -> None:
+        """REDUX.{AND,OR,XOR,SUM,MIN,MAX}[.S32] d, a: the operation over the warp's active lanes."""
+        destination, source = instruction.operands
+        # AND is the form nvdisasm prints without a modifier
+        operation = next((m for m in instruction.modifiers if m in ("AND", "OR", "XOR", "SUM", "MIN", "MAX")), "AND")
+        operation = {"SUM": "add", "MIN": "min" if instruction.has("S32") else "umin",
+                     "MAX": "max" if instruction.has("S32") else "umax"}.get(operation, operation.lower())
+        self.write32(destination, self.warp_reduce(operation, self.int32(source)))
+
+    def op_VOTE(self, instruction: SassInstruction) -> None:
+        """VOTE.{ANY,ALL,EQ} [d,] p, q: d = the ballot of q, p = whether any / all / all-or-none hold it."""
+        operands = list(instruction.operands)
+        destination = operands.pop(0) if len(operands) == 3 else Register("R", None)
+        flag, source = operands
+        predicate = self.predicate_operand(source)
+        mode = next(m for m in instruction.modifiers if m in ("ANY", "ALL", "EQ"))
+        if isinstance(destination, Register) and destination.index is not None:
+            self.write32(destination, self.ballot(predicate))
+        if isinstance(flag, Register) and flag.index is not None:
+            self.set_predicate(flag, self.vote({"ANY": "any", "ALL": "all", "EQ": "uni"}[mode], predicate))
+
+    op_VOTEU = op_VOTE
+
+    def op_BRA(self, instruction: SassInstruction) -> None:
+        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold."""
+        target = instruction.operands[-1]
+        if not isinstance(target, BranchTarget) or len(instruction.operands) > 2 or (
+                len(instruction.operands) == 2 and not (isinstance(instruction.operands[0], Register)
+                                                        and instruction.operands[0].kind in ("P", "UP"))):
+            raise self.fail("a branch whose target is not a label")
+        guard = instruction.guard
+        condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
+        if len(instruction.operands) == 2:
+            operand = self.predicate_operand(instruction.operands[0])
+            condition = operand if condition is None else self.value(f"and i1 {condition}, {operand}")
+        self.branch(self.label(target.label), condition)
+
+    def op_P2R(self, instruction: SassInstruction) -> None:
+        """P2R d, PR, a, mask: P0..P6 as bits 0..6, where mask has them; a's bits elsewhere."""
+        destination, _, base, mask = instruction.operands
+        if instruction.modifiers:
+            raise self.fail("P2R of a byte other than the first")
+        packed = "0"
+        for index in range(7):
+            bit = self.value(f"zext i1 {self.predicate(Register('P', index))} to i32")
+            packed = self.value(f"or i32 {packed}, {self.value(f'shl i32 {bit}, {index}')}")
+        mask_value = self.int32(mask)
+        kept = self.value(f"and i32 {self.int32(base)}, {self.value(f'xor i32 {mask_value}, -1')}")
+        self.write32(destination, self.value(f"or i32 {kept}, {self.value(f'and i32 {packed}, {mask_value}')}"))
+
+    def op_R2P(self, instruction: SassInstruction) -> None:
+        """R2P PR, a, mask: P0..P6 from bits 0..6 of a, where mask has them."""
+        _, source, mask = instruction.operands
+        if instruction.modifiers:
+            raise self.fail("R2P of a byte other than the first")
+        value, mask_bits = self.int32(source), self.immediate(mask)
+        for index in range(7):
+            if mask_bits >> index & 1:
+                bit = self.value(f"and i32 {self.value(f'lshr i32 {value}, {index}')}, 1")
+                self.set_predicate(Register("P", index), self.value(f"icmp ne i32 {bit}, 0"))
+
+    def op_R2UR(self, instruction: SassInstruction) -> None:
+        self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
+
+    def op_CALL(self, instruction: SassInstruction) -> None:
+        """CALL.REL(.NOINC) to a subroutine of the same listing; its RET goes back by the return address."""
+        target = instruction.operands[-1]
+        if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
+                target.label in i.labels for i in self.kernel.instructions):
+            name = target.label if isinstance(target, BranchTarget) else str(target)
+            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
+        self.branch(self.label(target.label))
+
+    def op_RET(self, instruction: SassInstruction) -> None:
+        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL)."""
+        register = instruction.operands[0]
+        if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
+            raise self.fail("a return that is not to a call site")
+        address = self.register32(register)
+        number = self.counter = self.counter + 1
+        cases = " ".join(f"i32 {site}, label %return.{site}" for site in self.return_sites)
+        self.emit(f"switch i32 {address}, label %nowhere{number} [ {cases} ]")
+        self.lines.append(f"nowhere{number}:")
+        self.emit("unreachable")
+        self.terminated = True
+
+    def op_FCHK(self, instruction: SassInstruction) -> None:
+        """FCHK p, a, b: whether a / b needs the division's slow path. Set wherever the fast reciprocal
+        path might lose accuracy (b not a normal well inside the exponent range, a neither zero nor such a
+        normal, or quotients near the range's ends); the slow path computes every quotient exactly."""
+        flag, a, b = instruction.operands
+        exponent_a, exponent_b = (self.value(f"and i32 {self.value(f'lshr i32 {self.raw32(o)}, 23')}, 255")
+                                  for o in (a, b))
+        magnitude_a = self.value(f"and i32 {self.raw32(a)}, 2147483647")
+
+        def inside(exponent: str) -> str:
+            return self.value(f"icmp ult i32 {self.value(f'sub i32 {exponent}, 3')}, 250")  # 3..252
+
+        a_zero = self.value(f"icmp eq i32 {magnitude_a}, 0")
+        difference = self.value(f"sub i32 {exponent_a}, {exponent_b}")
+        near = self.value(f"icmp ult i32 {self.value(f'add i32 {difference}, 100')}, 201")  # -100..100
+        a_fine = self.value(f"or i1 {a_zero}, {self.value(f'and i1 {inside(exponent_a)}, {near}')}")
+        fast = self.value(f"and i1 {a_fine}, {inside(exponent_b)}")
+        self.set_predicate(flag, self.value(f"xor i1 {fast}, true"))
+
+    def op_EXIT(self, instruction: SassInstruction) -> None:
+        self.emit("ret void")
+        self.terminated = True
+
+    def op_BPT(self, instruction: SassInstruction) -> None:
+        self.trap()
+
+
+def constant_variables(kernel: SassKernel) -> dict[str, str]:
+    """The cubin's `__constant__` variables (bank 3) as module globals, with their initial bytes."""
+    definitions = {}
+    for name, (bank, start, length) in kernel.constant_symbols.items():
+        if bank != 3:
+            continue
+        data = kernel.constant_banks[bank][start:start + length]
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
+        definitions[name] = (f"@{quote(name)} = protected addrspace(4) externally_initialized global "
+                             f"[{length} x i8] {init}, align 4")
+    return definitions
+
+
+def device_variable_definitions(kernel: SassKernel) -> dict[str, str]:
+    """The cubin's `__device__` variables as module globals, visible by name for cudaMemcpyToSymbol."""
+    definitions = {}
+    for name, data in kernel.device_variables.items():
+        init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
+        definitions[name] = (f"@{quote(name)} = protected addrspace(1) externally_initialized global "
+                             f"[{len(data)} x i8] {init}, align 8")
+    return definitions
+
+
+def lift_sass_kernels(kernels: list[SassKernel], target: Target,
+                      data_layout: str) -> tuple[str, list[str], dict[str, str]]:
+    """One module's IR for the kernels of one cubin: (IR, the kernels translated, kernel -> why not)."""
+    header = [f'target datalayout = "{data_layout}"', f'target triple = "{target.triple}"', ""]
+    bodies: list[str] = []
+    globals_: dict[str, str] = {}
+    declarations: dict[str, str] = {}
+    translated: list[str] = []
+    failures: dict[str, str] = {}
+    for ordinal, kernel in enumerate(kernels):
+        lifter = SassLifter(kernel, target, ordinal)
+        try:
+            body = lifter.lift()
+        except Unsupported as error:
+            failures[kernel.name] = str(error)
+            continue
+        bodies.append(body)
+        globals_.update(lifter.module_globals)
+        declarations.update(lifter.declarations)
+        translated.append(kernel.name)
+    ir = "\n".join([*header, *globals_.values(), "", *bodies, *(declarations[n] for n in sorted(declarations)),
+                    *attributes(target), ""])
+    return ir, translated, failures
+

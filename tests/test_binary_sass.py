@@ -1,0 +1,358 @@
+"""The SASS route of the binary path: nvdisasm listings parsed per arch, each family's meaning evaluated by
+LLVM's constant folder against values computed here, and SASS-only objects and libraries linked into
+gfx1100 programs."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
+from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
+from cassc.binary.extract import read_binary
+from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, read_kernels
+from cassc.binary.sass_lift import lift_sass_kernels
+from cassc.binary.translate import translate
+from cassc.formats.code_object import code_object_target
+from cassc.formats.cubin import CubinKernel
+from cassc.toolchain import find_toolchain
+
+from conftest import gpu_targets, write
+
+NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+PTXAS = Path(NVCC).with_name("ptxas")
+needs_nvcc = pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
+
+SIMPLE = r"""
+__constant__ float bias[4] = {0.5f, 1.f, 2.f, 4.f};
+__global__ void vadd(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i] + bias[i & 3];
+}
+__global__ void saxpy(int n, float a, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] = a * x[i] + y[i];
+}
+__global__ void reduce(const float *in, float *out, int n) {
+  __shared__ float s[256];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  s[t] = i < n ? in[i] : 0.f;
+  __syncthreads();
+  for (int o = blockDim.x / 2; o > 0; o >>= 1) { if (t < o) s[t] += s[t + o]; __syncthreads(); }
+  if (t == 0) atomicAdd(out, s[0]);
+}
+__global__ void integers(const long long *a, long long *b, unsigned *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long v = a[i];
+  b[i] = v * 3 + (v >> 7) - (long long)(unsigned)i + (v < 1000 ? 1 : 2);
+  c[i] = __popc((unsigned)v) + __brev((unsigned)v) + (unsigned)__float2int_rz((float)v * 0.5f);
+}
+__global__ void warps(const int *in, int *out) {
+  int v = in[threadIdx.x];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  unsigned b = __ballot_sync(0xffffffff, in[threadIdx.x] > 3);
+  if ((threadIdx.x & 31) == 0) { out[threadIdx.x / 32] = v; atomicOr((unsigned *)out + 8, b); }
+}
+"""
+HOST = r"""
+extern "C" int run_vadd() {
+  float *a, *b, *c;
+  cudaMalloc(&a, 1024); cudaMalloc(&b, 1024); cudaMalloc(&c, 1024);
+  vadd<<<1, 256>>>(a, b, c, 256);
+  return cudaDeviceSynchronize();
+}
+"""
+MAIN = '#include <cstdio>\nextern "C" int run_vadd();\nint main() { std::printf("%d\\n", run_vadd()); }\n'
+
+ARCHS = (75, 80, 86, 89, 90)
+
+
+@pytest.fixture(scope="module")
+def cubins(tmp_path_factory: pytest.TempPathFactory) -> dict[int, bytes]:
+    directory = tmp_path_factory.mktemp("sass")
+    write(directory / "simple.cu", SIMPLE)
+    built = {}
+    for arch in ARCHS:
+        subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "simple.cu", "-o", f"simple.{arch}.cubin"],
+                       cwd=directory, check=True)
+        built[arch] = (directory / f"simple.{arch}.cubin").read_bytes()
+    return built
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_nvdisasm_listings_parse_into_typed_instructions(cubins: dict[int, bytes], arch: int) -> None:
+    kernels = read_kernels(cubins[arch], arch)
+    assert {k.name for k in kernels} == {"_Z4vaddPKfS0_Pfi", "_Z5saxpyifPKfPf", "_Z6reducePKfPfi",
+                                         "_Z8integersPKxPxPji", "_Z5warpsPKiPi"}
+    for kernel in kernels:
+        assert kernel.instructions and kernel.instructions[0].address == 0
+        assert kernel.metadata.param_base == (0x210 if arch == 90 else 0x160)
+        opcodes = {i.opcode for i in kernel.instructions}
+        assert "EXIT" in opcodes
+        targets = {o.label for i in kernel.instructions for o in i.operands if type(o).__name__ == "Target"}
+        assert targets <= {label for i in kernel.instructions for label in i.labels}
+    assert kernels[0].constant_symbols["bias"][0] == 3
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_simple_sass_only_kernels_lift_for_both_targets(cubins: dict[int, bytes], arch: int) -> None:
+    kernels = read_kernels(cubins[arch], arch)
+    ir, names, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and len(names) == 5
+    optimized_module(ir, AMDGPU)
+    ir, names, failures = lift_sass_kernels(kernels, NVPTX, data_layout(NVPTX))
+    assert failures == {}
+    if PTXAS.exists():
+        ptx = nvptx_assembly(ir)
+        subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
+
+
+def evaluate(lines: list[str], outputs: list[str], arch: int = 80) -> list[int]:
+    """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
+    the lifted IR (inputs are immediates, so everything folds)."""
+    body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
+            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT"]
+    instructions = []
+    labels: list[str] = []
+    for line in body:
+        if line.endswith(":"):
+            labels.append(line[:-1])
+            continue
+        instructions.append(parse_instruction(f"        /*{16 * len(instructions):04x}*/  {line} ;", tuple(labels)))
+        labels = []
+    kernel = SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
+    ir, _, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert not failures, failures
+    folded = str(optimized_module(ir, AMDGPU))
+    stores = {int(address): int(value) for value, address in
+              re.findall(r"store i32 (-?\d+), ptr addrspace\(1\) inttoptr \(i64 (\d+)", folded)}
+    assert len(stores) == len(outputs), folded
+    return [stores[0x10000 + 4 * i] & 0xFFFFFFFF for i in range(len(outputs))]
+
+
+def bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def mov(register: str, value: int) -> str:
+    return f"MOV {register}, {value & 0xFFFFFFFF:#x}"
+
+
+A, B = 0x89ABCDEF, 0x12345678  # a negative and a positive 32-bit value
+A64, B64 = 0xFEDCBA9876543210, 0x0123456789ABCDEF
+INPUTS = [mov("R6", 0x3F803F80), mov("R10", A), mov("R11", B), mov("R12", A64 & 0xFFFFFFFF), mov("R13", A64 >> 32),
+          mov("R14", B64 & 0xFFFFFFFF), mov("R15", B64 >> 32), mov("R16", bits(1.5)), mov("R17", bits(-2.25))]
+
+
+def signed(x: int, width: int = 32) -> int:
+    x &= (1 << width) - 1
+    return x - (1 << width) if x >> (width - 1) else x
+
+
+def low(x: int) -> int:
+    return x & 0xFFFFFFFF
+
+
+def high(x: int) -> int:
+    return (x >> 32) & 0xFFFFFFFF
+
+
+CASES = [  # (instructions, the registers read back, their expected values)
+    (["IMAD R0, R10, R11, R10"], ["R0"], [low(A * B + A)]),
+    (["IMAD.WIDE R0, R10, R11, R12"], ["R0", "R1"],
+     [low(signed(A) * B + A64), high(signed(A) * B + A64)]),
+    (["IMAD.WIDE.U32 R0, R10, 0x4, R14"], ["R0", "R1"], [low(A * 4 + B64), high(A * 4 + B64)]),
+    (["IMAD.HI.U32 R0, R10, R11, RZ"], ["R0"], [high(A * B)]),
+    (["IMAD.MOV.U32 R0, RZ, RZ, -0x3", "IMAD.SHL.U32 R1, R11, 0x8, RZ"], ["R0", "R1"], [low(-3), low(B * 8)]),
+    # 64-bit add and subtract through the carry predicate
+    (["IADD3 R0, P0, R12, R14, RZ", "IADD3.X R1, R13, R15, RZ, P0, !PT"], ["R0", "R1"],
+     [low(A64 + B64), high(A64 + B64)]),
+    (["IADD3 R0, P0, R14, -R12, RZ", "IADD3.X R1, R15, ~R13, RZ, P0, !PT"], ["R0", "R1"],
+     [low(B64 - A64), high(B64 - A64)]),
+    (["IADD3 R0, -R10, 0x10, R11"], ["R0"], [low(-A + 0x10 + B)]),
+    (["LEA R0, P0, R10, R14, 0x2", "LEA.HI.X R1, R10, R15, R13, 0x2, P0"], ["R0", "R1"],
+     [low((((A64 & ~0xFFFFFFFF) | A) << 2) + B64) & 0xFFFFFFFF,
+      high(((((A64 >> 32) << 32 | A) << 2) & 0xFFFFFFFFFFFFFFFF) + B64)]),
+    (["LEA.HI.X.SX32 R1, R10, R15, 0x1, P1", "ISETP.NE.AND P1, PT, RZ, RZ, PT"], ["R1"],
+     [low((signed(A) >> 31) * 2 + (A >> 31) + (B64 >> 32))]),
+    (["LOP3.LUT R0, R10, R11, RZ, 0xc0, !PT", "LOP3.LUT R1, R10, R11, R12, 0x96, !PT"], ["R0", "R1"],
+     [A & B, A ^ B ^ (A64 & 0xFFFFFFFF)]),
+    (["SHF.R.U32.HI R0, RZ, 0x3, R10", "SHF.R.S32.HI R1, RZ, 0x3, R10", "SHF.L.U32 R2, R10, 0x4, RZ",
+      "SHF.L.U64.HI R3, R12, 0x4, R13", "SHF.R.U64 R4, R12, 0x4, R13"], ["R0", "R1", "R2", "R3", "R4"],
+     [A >> 3, low(signed(A) >> 3), low(A << 4), high(A64 << 4), low(A64 >> 4)]),
+    (["ISETP.GE.U32.AND P0, PT, R12, R14, PT", "ISETP.GE.AND.EX P0, PT, R13, R15, PT, P0",
+      "SEL R0, 0x1, RZ, P0", "ISETP.LT.AND P1, P2, R10, R11, PT", "SEL R1, 0x1, RZ, P1", "SEL R2, 0x1, RZ, P2"],
+     ["R0", "R1", "R2"], [int(signed(A64, 64) >= signed(B64, 64)), 1, 0]),
+    (["ISETP.GT.U32.AND P0, PT, R10, R11, PT", "SEL R0, R10, R11, P0", "IMNMX R1, R10, R11, PT",
+      "IMNMX.U32 R2, R10, R11, !PT", "IABS R3, R10"], ["R0", "R1", "R2", "R3"],
+     [A, A, max(A, B), low(abs(signed(A)))]),
+    (["POPC R0, R10", "BREV R1, R10", "FLO.U32 R2, R11", "FLO.U32.SH R3, R11"], ["R0", "R1", "R2", "R3"],
+     [bin(A).count("1"), int(f"{A:032b}"[::-1], 2), B.bit_length() - 1, 32 - B.bit_length()]),
+    (["PRMT R0, R10, 0x5140, R11", "PRMT R1, R10, 0x8880, RZ"], ["R0", "R1"],
+     [0x56CD78EF, 0xFFFFFFEF]),
+    (["FADD R0, R16, R17", "FMUL R1, R16, -R17", "FFMA R2, R16, R17, 0.5", "FMNMX R3, R16, R17, PT",
+      "FMNMX R4, |R16|, |R17|, !PT", "FADD.SAT R5, R16, 1"], ["R0", "R1", "R2", "R3", "R4", "R5"],
+     [bits(-0.75), bits(3.375), bits(-2.875), bits(-2.25), bits(2.25), bits(1.0)]),
+    (["FSETP.GT.AND P0, PT, R16, R17, PT", "FSEL R0, R16, R17, P0", "FSETP.NAN.AND P1, PT, R16, R16, PT",
+      "SEL R1, 0x1, RZ, P1", "FSET.BF.LT.AND R2, R17, R16, PT", "FSET.GT.AND R3, R17, R16, PT"],
+     ["R0", "R1", "R2", "R3"], [bits(1.5), 0, bits(1.0), 0]),
+    (["F2I.TRUNC.NTZ R0, R17", "F2I.FLOOR.NTZ R1, R16", "I2F R2, R10", "I2F.U32 R3, R10", "FRND.CEIL R4, R17"],
+     ["R0", "R1", "R2", "R3", "R4"], [low(-2), 1, bits(float(signed(A))), bits(float(A)), bits(-2.0)]),
+    (["F2F.F64.F32 R0, R16", "DADD R2, R0, R0", "DMUL R4, R2, R0", "DFMA R6, R4, R0, -1",
+      "F2F.F32.F64 R8, R6"], ["R0", "R1", "R8"],
+     [0, struct.unpack("<II", struct.pack("<d", 1.5))[1], bits(1.5 * 3.0 * 1.5 - 1)]),
+    (["HFMA2.MMA R0, -RZ, RZ, 0, 2.3842e-07", "HFMA2.MMA R1, -RZ, RZ, 1.875, 0"], ["R0", "R1"],
+     [4, 0x3F800000]),
+    (["MOV R1, 0x3c004000", "HADD2 R0, R1, R1", "HADD2.F32 R2, -RZ, R1.H1_H1", "HMUL2 R3, R1, 0.5, 0.5",
+      "HFMA2 R4, R1.H0_H0, 2, 2, -R1", "HFMA2.BF16_V2 R5, R6, 1, 1, R6"], ["R0", "R2", "R3", "R4", "R5"],
+     [0x40004400, bits(1.0), 0x38003C00, 0x42004000, 0x40004000]),
+    (["F2FP.PACK_AB R0, R16, R17", "F2FP.BF16.PACK_AB R1, R17, R16"], ["R0", "R1"], [0x3E00C080, 0xC0103FC0]),
+    (["ISETP.NE.AND P0, PT, RZ, RZ, PT", "ISETP.EQ.AND P3, PT, RZ, RZ, PT", "P2R R0, PR, R11, 0xf",
+      "R2P PR, R10, 0x3", "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1", "SEL R3, 0x1, RZ, P3"],
+     ["R0", "R1", "R2", "R3"], [(B & ~0xF) | 0x8, 1, 1, 1]),
+    (["I2F.U64.RP R0, R14", "I2F.U64 R1, R14", "I2F.S64.RM R2, R12", "I2F.U32.RP R3, R10"], ["R0", "R1", "R2", "R3"],
+     [0x5B91A2B4, 0x5B91A2B4, 0xDB91A2B4, 0x4F09ABCE]),
+    (["MOV R20, 0x40100000", "MUFU.RCP64H R0, R20", "MUFU.RSQ64H R1, R20"], ["R0", "R1"], [0x3FD00000, 0x3FE00000]),
+    (["VIADD R0, R10, -R11", "VIADDMNMX R1, R10, R11, 0x10, PT", "VIADDMNMX.U32 R2, R10, R11, 0x10, !PT",
+      "I2FP.F32.S32 R3, R10", "MOV R20, 0x3c004000", "HSET2.BF.GT.AND R4, R20, 1.5, 1.5, PT"],
+     ["R0", "R1", "R2", "R3", "R4"],
+     [low(A - B), low(min(signed(A + B), 16)), low(max(low(A + B), 16)), bits(float(signed(A))), 0x00003C00]),
+    (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
+      "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
+]
+
+
+@pytest.mark.parametrize("lines, outputs, expected", CASES, ids=[c[0][0].split()[0] for c in CASES])
+def test_each_family_computes_what_nvidia_documents(lines: list[str], outputs: list[str],
+                                                    expected: list[int]) -> None:
+    assert evaluate([*INPUTS, *lines], outputs) == expected
+
+
+def test_predicated_instructions_and_branches_run_only_under_their_guard() -> None:
+    lines = ["MOV R0, 0x1", "MOV R1, RZ", "MOV R2, 0x2", "MOV R3, RZ", "ISETP.NE.AND P0, PT, R0, RZ, PT",
+             "@P0 MOV R1, 0x5", "@!P0 MOV R2, 0x6", "@P0 BRA `(.L_x_0)", "MOV R3, 0x9", ".L_x_0:"]
+    assert evaluate(lines, ["R1", "R2", "R3"]) == [5, 2, 0]
+
+
+def test_an_untranslated_opcode_names_itself_its_address_and_the_kernel() -> None:
+    instructions = [parse_instruction("        /*0000*/  MOV R0, 0x1 ;"),
+                    parse_instruction("        /*0010*/  TEX.SCR.LL R0, R0, R2, 0x0, 0x5e, 2D, 0x1 ;")]
+    kernel = SassKernel("_Z3texv", 80, instructions, CubinKernel("_Z3texv", (), 0, 0x160, 0, 0))
+    _, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert names == [] and "SASS instruction TEX is not translated" in failures["_Z3texv"]
+    assert "0x0010" in failures["_Z3texv"] and "kernel _Z3texv (SASS sm_80)" in failures["_Z3texv"]
+
+
+def test_fuzzed_sass_text_ends_in_a_clear_error_or_a_translation() -> None:
+    base = ["IMAD R0, R10, R11, R10", "LDG.E R2, [R4.64+0x10]", "ISETP.GE.AND P0, PT, R0, c[0x0][0x170], PT",
+            "@!P0 STS [R7.X4], R0", "FFMA R2, -R3, |R4|, 0.5", "SHFL.DOWN PT, R3, R2, R3, 0x1f"]
+    alphabet = "RUPZT0123456789[]().,+-|~!@`x_ ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    rng = random.Random(17)
+    for _ in range(400):
+        line = list(rng.choice(base))
+        for _ in range(rng.randint(1, 4)):
+            position = rng.randrange(len(line) + 1)
+            if rng.random() < 0.5 and line:
+                del line[min(position, len(line) - 1)]
+            else:
+                line.insert(position, rng.choice(alphabet))
+        text = f"        /*0000*/  {''.join(line)} ;"
+        try:
+            instruction = parse_instruction(text)
+            kernel = SassKernel("f", 80, [instruction], CubinKernel("f", (), 0, 0x160, 0, 0))
+            lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+        except (SassSyntaxError, Unsupported):
+            pass
+
+
+@needs_nvcc
+def test_a_listing_without_kernels_parses_to_nothing() -> None:
+    assert parse_listing("\t.target sm_80\n") == {}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", [80, 90])
+def test_sass_only_objects_translate_to_validated_gfx1100_code(tmp_path: Path, arch: int) -> None:
+    write(tmp_path / "k.cu", SIMPLE)
+    subprocess.run([NVCC, "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-c", "k.cu", "-o", "k.o"],
+                   cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "k.o")
+    assert not module.ptx_images()
+    translation = translate(module, tmp_path, find_toolchain().lld)
+    assert translation.route == "sass" and translation.ptx_arch == arch and translation.failures == {}
+    assert code_object_target(translation.code_object) == "gfx1100"
+    assert {k.name: k.param_size for k in translation.kernels}["_Z5saxpyifPKfPf"] == 24
+    assert translation.variables == ["bias"]
+
+
+@needs_nvcc
+def test_sass_only_static_library_relinks_into_a_gfx1100_program(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", SIMPLE + HOST)
+    write(tmp_path / "main.cpp", MAIN)
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "k.o"], cwd=tmp_path,
+                   check=True)
+    subprocess.run(["ar", "rcs", "libk.a", "k.o"], cwd=tmp_path, check=True)
+    result = cassc("main.cpp", "-L.", "-lk", "-o", "app")
+    assert "cassc: translated libk.a(k.o): 5 kernel(s) from SASS sm_80 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+    undefined = subprocess.run(["nm", "-u", "app"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert [line for line in undefined.splitlines() if "cuda" in line.lower()] == []
+
+
+@needs_nvcc
+def test_the_sass_route_can_be_forced_where_ptx_exists(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", SIMPLE + HOST)
+    write(tmp_path / "main.cpp", MAIN)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "k.cu", "-o", "k.o"], cwd=tmp_path, check=True)
+    assert "from PTX compute_86" in cassc("main.cpp", "k.o", "-o", "app").stderr
+    assert "from SASS sm_86" in cassc("main.cpp", "k.o", "-o", "app", "--cassc-sass").stderr
+    assert "from SASS sm_86" in cassc("main.cpp", "k.o", "-o", "app", env={"CASSC_SASS": "1"}).stderr
+
+
+@needs_nvcc
+def test_inspect_says_which_route_takes_each_kernel(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", SIMPLE)
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "sass.o"], cwd=tmp_path,
+                   check=True)
+    subprocess.run([NVCC, "-arch=sm_86", "-c", "k.cu", "-o", "ptx.o"], cwd=tmp_path, check=True)
+    import json
+
+    (sass_only,) = [m for m in json.loads(cassc("inspect", "--json", "--sass", "sass.o").stdout) if "origin" in m]
+    assert sass_only["routes"]["_Z4vaddPKfS0_Pfi"] == {"route": "SASS sm_80", "sass_lifter": "lifts"}
+    (with_ptx,) = [m for m in json.loads(cassc("inspect", "--json", "--sass", "ptx.o").stdout) if "origin" in m]
+    assert with_ptx["routes"]["_Z4vaddPKfS0_Pfi"] == {"route": "PTX compute_86", "sass_lifter": "lifts"}
+    assert "SASS sm_80" in cassc("inspect", "--sass", "sass.o").stdout
+
+
+@needs_nvcc
+@pytest.mark.parametrize("accepted", [True, False])
+def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_path: Path, accepted: bool) -> None:
+    from test_binary_translate import EMPTY_KERNEL, AssemblyAnswer
+
+    from cassc.binary.fallback import Fallback
+    from cassc.binary.translate import translate_group
+
+    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n')
+    subprocess.run([NVCC, "-gencode", "arch=compute_86,code=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path,
+                   check=True)
+    (module,) = read_binary(tmp_path / "p.o")
+    backend = AssemblyAnswer(EMPTY_KERNEL if accepted else "v_bogus_instruction v0\n")
+    toolchain = find_toolchain()
+    translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
+                                  fallback=Fallback(lambda: backend, 256, toolchain.clang))
+    (prompt,) = backend.prompts
+    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    assert translation.route == "sass"
+    if accepted:
+        (kernel,) = translation.kernels
+        assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
+    else:
+        assert translation.kernels == [] and "the model's answer was not used: " in translation.failures["_Z1ki"]
