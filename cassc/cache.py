@@ -73,7 +73,9 @@ class Cache:
         except (OSError, ValueError):
             return None
         for path, expected in dict(meta.get("extra_dependencies", {})).items():
-            if file_digest(Path(path)) != expected:
+            # relative below the working directory (stages.compile_unit): a copy of the tree elsewhere
+            # is checked against its own files
+            if file_digest(Path.cwd() / path) != expected:
                 return None
         for path, stamp in dict(meta.get("system_dependencies", {})).items():
             if file_stamp(Path(path)) != stamp:

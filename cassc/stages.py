@@ -277,7 +277,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     outside = [p for p in dependencies if p not in mirrored]
     system = [p for p in outside if is_system_header(p, runner.toolchain)]
     cache.store(key, {"output": output, "dependencies.json": dependency_list}, {
-        "extra_dependencies": {str(p): file_digest(p) for p in outside if p not in system},
+        "extra_dependencies": {display_path(p, cwd): file_digest(p) for p in outside if p not in system},
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
     })

@@ -1,0 +1,91 @@
+"""Compiler caches in front of cassc: its -E output and cache key depend on the inputs alone, so ccache
+(Debian's package) hits an unchanged rebuild through the stand-in nvcc, also as CMake's
+CMAKE_CUDA_COMPILER_LAUNCHER, and cassc's own cache serves a copy of the tree at another path."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, gpu_targets, write
+
+CCACHE = shutil.which("ccache")
+needs_ccache = pytest.mark.skipif(CCACHE is None, reason="ccache is not installed (apt-get install ccache)")
+
+
+def project(root: Path) -> Path:
+    write(root / "inc" / "scale.cuh", "#define SCALE 3\n")
+    write(root / "k.cu", '#include "scale.cuh"\n#include <cstdio>\n'
+          '__global__ void k(int* p) { *p = SCALE; }\n'
+          'int main() { std::printf("%s\\n", __FILE__); k<<<1, 1>>>(nullptr); return 0; }\n')
+    return root
+
+
+def stand_in_env(cassc, cassc_env: dict[str, str]) -> dict[str, str]:
+    exported = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    return {**cassc_env, **exported}
+
+
+def ccache_stats(env: dict[str, str]) -> dict[str, int]:
+    printed = subprocess.run([CCACHE, "--print-stats"], env=env, capture_output=True, text=True, check=True)
+    return {name: int(value) for name, value in (line.split("\t") for line in printed.stdout.splitlines())}
+
+
+def test_preprocessed_output_is_the_same_in_two_directories(cassc, tmp_path: Path) -> None:
+    texts = []
+    for name in ("one", "two"):
+        root = project(tmp_path / name)
+        texts.append(cassc("-E", "-Iinc", "k.cu", cwd=root).stdout)
+    assert texts[0] == texts[1]
+    assert "/mirror/" not in texts[0] and '# 1 "k.cu"' in texts[0] and '"inc/scale.cuh"' in texts[0]
+
+
+def test_the_same_tree_at_another_path_is_all_cache_hits(cassc, tmp_path: Path) -> None:
+    first, second = project(tmp_path / "checkout-a"), project(tmp_path / "ci" / "workspace")
+    assert "cache hit" not in cassc("-v", "-Iinc", "-c", "k.cu", "-MD", cwd=first).stderr
+    assert "cache hit" in cassc("-v", "-Iinc", "-c", "k.cu", "-MD", cwd=second).stderr
+    assert (first / "k.o").read_bytes() == (second / "k.o").read_bytes()
+    assert "inc/scale.cuh" in (second / "k.d").read_text() and str(first) not in (second / "k.d").read_text()
+    # Debug info records the working directory (as nvcc's does): then the path is part of the key.
+    cassc("-g", "-Iinc", "-c", "k.cu", cwd=first)
+    assert "cache hit" not in cassc("-v", "-g", "-Iinc", "-c", "k.cu", cwd=second).stderr
+
+
+@needs_ccache
+@pytest.mark.parametrize("mode", ["direct", "preprocessor"])
+def test_ccache_hits_an_unchanged_rebuild_through_the_stand_in_nvcc(mode: str, cassc, cassc_env: dict[str, str],
+                                                                    tmp_path: Path) -> None:
+    env = {**stand_in_env(cassc, cassc_env), "CCACHE_DIR": str(tmp_path / "ccache"), "CASSC_CACHE": "0",
+           **({"CCACHE_NODIRECT": "1"} if mode == "preprocessor" else {})}
+    root = project(tmp_path / "src")
+    for _ in range(2):
+        (root / "k.o").unlink(missing_ok=True)
+        subprocess.run([CCACHE, env["CUDACXX"], "-Iinc", "-c", "k.cu", "-o", "k.o"], cwd=root, env=env, check=True,
+                       capture_output=True)
+    stats = ccache_stats(env)
+    hits = stats["direct_cache_hit" if mode == "direct" else "preprocessed_cache_hit"]
+    assert (stats["cache_miss"], hits) == (1, 1)
+    assert gpu_targets(root / "k.o") == ["gfx1100"]
+
+
+@needs_ccache
+@pytest.mark.cmake
+def test_cmake_with_ccache_as_launcher_rebuilds_from_cache(cassc, cassc_env: dict[str, str], tmp_path: Path) -> None:
+    """examples/cmake (objects, -rdc, a shared library, depfiles) built twice into fresh build
+    directories: the second build's every CUDA compile is a ccache hit."""
+    env = {**stand_in_env(cassc, cassc_env), "CCACHE_DIR": str(tmp_path / "ccache"), "CASSC_CACHE": "0",
+           "CCACHE_BASEDIR": str(tmp_path)}
+    source = tmp_path / "example"
+    shutil.copytree(EXAMPLES / "cmake", source, ignore=shutil.ignore_patterns("build"))
+    for build in ("build-1", "build-2"):
+        subprocess.run([CCACHE, "--zero-stats"], env=env, check=True, capture_output=True)
+        for command in (["cmake", "-S", str(source), "-B", build, "-G", "Ninja", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache",
+                         f"-DCMAKE_CUDA_COMPILER={env['CUDACXX']}"], ["cmake", "--build", build]):
+            completed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+            assert completed.returncode == 0, completed.stdout + completed.stderr
+    stats = ccache_stats(env)
+    assert stats["cache_miss"] == 0 and stats["direct_cache_hit"] + stats["preprocessed_cache_hit"] >= 3
+    assert gpu_targets(tmp_path / "build-2" / "app") == ["gfx1100"]
