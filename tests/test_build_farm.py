@@ -5,7 +5,10 @@ CMAKE_CUDA_COMPILER_LAUNCHER, and cassc's own cache serves a copy of the tree at
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ import pytest
 from conftest import EXAMPLES, gpu_targets, write
 
 CCACHE = shutil.which("ccache")
+REDIS_SERVER = shutil.which("redis-server")
 needs_ccache = pytest.mark.skipif(CCACHE is None, reason="ccache is not installed (apt-get install ccache)")
 
 
@@ -89,3 +93,42 @@ def test_cmake_with_ccache_as_launcher_rebuilds_from_cache(cassc, cassc_env: dic
     stats = ccache_stats(env)
     assert stats["cache_miss"] == 0 and stats["direct_cache_hit"] + stats["preprocessed_cache_hit"] >= 3
     assert gpu_targets(tmp_path / "build-2" / "app") == ["gfx1100"]
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A real redis-server on 127.0.0.1, started by the test (nothing survives a session to CI)."""
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@needs_ccache
+def test_two_machines_share_hits_through_redis(redis_url: str, cassc, cassc_env: dict[str, str],
+                                               tmp_path: Path) -> None:
+    """Two checkouts at different paths, each with its own local ccache directory (two machines),
+    sharing ccache's Redis remote storage: the second machine's compile is a remote hit."""
+    base = stand_in_env(cassc, cassc_env)
+    for machine in ("one", "two"):
+        env = {**base, "CCACHE_DIR": str(tmp_path / machine / "ccache"), "CCACHE_REMOTE_STORAGE": redis_url,
+               "CCACHE_BASEDIR": str(tmp_path / machine), "CASSC_CACHE": "0"}
+        root = project(tmp_path / machine / "checkout")
+        subprocess.run([CCACHE, env["CUDACXX"], "-Iinc", "-c", "k.cu", "-o", "k.o"], cwd=root, env=env, check=True,
+                       capture_output=True)
+    stats = ccache_stats(env)
+    assert stats["cache_miss"] == 0 and stats["direct_cache_hit"] == 1 and stats["remote_storage_read_hit"] >= 1
+    assert (tmp_path / "one" / "checkout" / "k.o").read_bytes() == (root / "k.o").read_bytes()
