@@ -252,8 +252,8 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun else cache.lookup(key)
     if hit is not None:
-        output.write_bytes(hit.file("output").read_bytes())
-        dependencies = tuple(cwd / p for p in json.loads(hit.file("dependencies.json").read_text()))
+        output.write_bytes(hit.read_bytes("output"))
+        dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"

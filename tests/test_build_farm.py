@@ -132,3 +132,28 @@ def test_two_machines_share_hits_through_redis(redis_url: str, cassc, cassc_env:
     stats = ccache_stats(env)
     assert stats["cache_miss"] == 0 and stats["direct_cache_hit"] == 1 and stats["remote_storage_read_hit"] >= 1
     assert (tmp_path / "one" / "checkout" / "k.o").read_bytes() == (root / "k.o").read_bytes()
+
+
+def test_cache_entries_are_shareable(tmp_path: Path) -> None:
+    """A cache directory shared by a team (group-writable, NFS): entries are readable as the umask
+    allows, and replacing a stale entry never leaves a reader a partial one."""
+    import os
+
+    from cassc.cache import Cache
+
+    cache = Cache(tmp_path / "shared", enabled=True)
+    output = write(tmp_path / "o", "object")
+    previous = os.umask(0o002)
+    try:
+        cache.store("ab" * 32, {"output": output}, {})
+    finally:
+        os.umask(previous)
+    entry_dir = tmp_path / "shared" / "v1" / "ab" / ("ab" * 32)
+    assert entry_dir.stat().st_mode & 0o777 == 0o775
+    hit = cache.lookup("ab" * 32)
+    assert hit is not None and hit.read_bytes("output") == b"object"
+    write(output, "newer")
+    cache.store("ab" * 32, {"output": output}, {})  # a replacement: the hit read earlier stays whole
+    assert hit.read_bytes("output") == b"object"
+    assert cache.lookup("ab" * 32).read_bytes("output") == b"newer"
+    assert sorted(p.name for p in entry_dir.parent.iterdir()) == ["ab" * 32]
