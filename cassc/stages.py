@@ -236,7 +236,7 @@ class Repairer(Protocol):
 
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
                  cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
-                 repairer: Repairer | None = None) -> CompiledObject:
+                 repairer: Repairer | None = None, keep_intermediates: bool = False) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
     device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
     A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
@@ -249,8 +249,13 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     # reproducible while staying unique per translation unit and configuration.
     cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
     compiler, env = compiler_for(kind, use_hipcc, runner.toolchain)
-    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
-    hit = None if runner.dryrun else cache.lookup(key)
+    # nvcc --keep keeps every intermediate; clang's -save-temps=obj writes them beside the object in
+    # the kept work directory: preprocessed sources, host and device bitcode, gfx assembly. Not part of
+    # the key (the object is the same), but a hit would keep nothing, so --keep always compiles.
+    save_temps = ["-save-temps=obj"] if keep_intermediates else []
+    command = [compiler, *flags, *cuid, *mode, *save_temps, str(unit.main), "-o", str(output),
+               "-MD", "-MF", str(raw_depfile)]
+    hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
         output.write_bytes(hit.read_bytes("output"))
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))

@@ -157,3 +157,16 @@ def test_cache_entries_are_shareable(tmp_path: Path) -> None:
     assert hit.read_bytes("output") == b"object"
     assert cache.lookup("ab" * 32).read_bytes("output") == b"newer"
     assert sorted(p.name for p in entry_dir.parent.iterdir()) == ["ab" * 32]
+
+
+def test_keep_keeps_hipified_sources_device_ir_and_gfx_assembly(cassc, tmp_path: Path) -> None:
+    project(tmp_path)
+    cassc("--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu")
+    kept = tmp_path / "kept"
+    mirrored = next(kept.rglob("k.cu"))
+    assert mirrored.read_text().startswith('#line 1 "k.cu"') and next(kept.rglob("scale.cuh"))
+    assert list(kept.rglob("*-gfx1100.bc"))
+    assembly = next(kept.rglob("*-gfx1100.s")).read_text()
+    assert "_Z1kPi" in assembly and "s_endpgm" in assembly
+    # --keep always compiles (a cache hit would keep nothing), as nvcc does
+    assert "cache hit" not in cassc("-v", "--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu").stderr
