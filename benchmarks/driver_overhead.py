@@ -239,7 +239,8 @@ def reference_clang_command(cassc: Path, source: Source, scratch: Path, pycache:
     mirrored = [arg for arg in clang[0] if arg.endswith(".cu") and Path(arg).is_absolute()]
     if not mirrored or not all(Path(arg).is_file() for arg in mirrored):
         raise BenchmarkError(f"the clang command's source is not in the kept work directory: {mirrored}")
-    return clang[0]
+    # --keep adds clang's -save-temps=obj (cassc keeps the intermediates): not part of a normal compile
+    return [arg for arg in clang[0] if arg != "-save-temps=obj"]
 
 
 def benchmark_file(cassc: Path, source: Source, repeat: int, scratch: Path, pycache: Path | None,

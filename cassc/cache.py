@@ -49,11 +49,14 @@ def file_stamp(path: Path) -> list[int] | None:
 
 @dataclass(frozen=True)
 class CacheEntry:
-    directory: Path
     meta: dict[str, object]
+    files: dict[str, bytes]  # read at lookup: another build may replace the entry right after
 
-    def file(self, name: str) -> Path:
-        return self.directory / name
+    def read_bytes(self, name: str) -> bytes:
+        return self.files[name]
+
+    def read_text(self, name: str) -> str:
+        return self.files[name].decode()
 
 
 class Cache:
@@ -69,16 +72,19 @@ class Cache:
             return None
         directory = self._entry_dir(key)
         try:
-            meta = json.loads((directory / "meta.json").read_text())
-        except (OSError, ValueError):
-            return None
+            files = {path.name: path.read_bytes() for path in directory.iterdir()}
+            meta = json.loads(files.pop("meta.json"))
+        except (OSError, KeyError, ValueError):
+            return None  # absent, or renamed aside by a build replacing it: a miss
         for path, expected in dict(meta.get("extra_dependencies", {})).items():
-            if file_digest(Path(path)) != expected:
+            # relative below the working directory (stages.compile_unit): a copy of the tree elsewhere
+            # is checked against its own files
+            if file_digest(Path.cwd() / path) != expected:
                 return None
         for path, stamp in dict(meta.get("system_dependencies", {})).items():
             if file_stamp(Path(path)) != stamp:
                 return None
-        return CacheEntry(directory, meta)
+        return CacheEntry(meta, files)
 
     def store(self, key: str, files: dict[str, Path], meta: dict[str, object]) -> None:
         if not self.enabled:
@@ -86,15 +92,31 @@ class Cache:
         final = self._entry_dir(key)
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=final.parent))
+        # mkdtemp makes the directory private; a cache shared by a team (a group-writable or NFS
+        # directory) needs entries that others can read, as the umask allows for any new file.
+        staging.chmod(0o777 & ~_umask())
         try:
             for name, source in files.items():
                 shutil.copyfile(source, staging / name)
             (staging / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
-            if final.exists():  # a stale entry (its extra dependencies changed): replace it
-                shutil.rmtree(final, ignore_errors=True)
+            if final.exists():
+                # A stale entry (its extra dependencies changed): renamed aside, never emptied in
+                # place, so a build reading it now (another process or machine) reads it whole.
+                stale = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-stale-", dir=final.parent))
+                try:
+                    os.rename(final, stale / "entry")
+                except OSError:
+                    pass  # another build replaced it first
+                shutil.rmtree(stale, ignore_errors=True)
             try:
                 os.rename(staging, final)
             except OSError:
                 pass  # another build stored the same key first; its entry is as good as ours
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

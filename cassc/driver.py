@@ -46,7 +46,8 @@ class Context:
         output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
         output.parent.mkdir(parents=True, exist_ok=True)
         return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
-                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer)
+                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
+                                   keep_intermediates=self.inv.keep)
 
 
 def execute(inv: Invocation) -> int:

@@ -284,6 +284,11 @@ def parse_invocation(argv: Sequence[str], env: Mapping[str, str] | None = None) 
     return _finish(values, env)
 
 
+# nvcc's phases in the order its pipeline reaches them.
+PHASE_ORDER = ("dependencies", "nonsystem-dependencies", "preprocess", "cuda", "ptx", "optix-ir", "cubin",
+               "fatbin", "compile", "device-link", "lib", "link", "run")
+
+
 def _is_forward_option(word: str, field_name: str) -> bool:
     parsed = _match_option(word)
     return parsed is not None and parsed[0].field == field_name
@@ -309,10 +314,10 @@ def _apply(option: Option, word: str, value: str | None, values: dict[str, objec
         assert value is not None
         new = value
     if option.effect is Effect.PHASE:
+        # Given several phases, nvcc stops at the earliest in either order (`-c -E` preprocesses:
+        # sccache's nvcc support runs exactly that).
         previous = values.get("phase")
-        if previous is not None and previous != new:
-            raise UsageError(f"only one compilation phase may be given: '{previous}' and '{new}'")
-        values["phase"] = new
+        values["phase"] = new if previous is None else min(previous, new, key=PHASE_ORDER.index)
     elif option.effect is Effect.APPEND:
         items = split_list(str(new)) if option.kind is Kind.LIST else [str(new)]
         if option.words:

@@ -236,23 +236,29 @@ class Repairer(Protocol):
 
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
                  cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
-                 repairer: Repairer | None = None) -> CompiledObject:
+                 repairer: Repairer | None = None, keep_intermediates: bool = False) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
     device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
     A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
     unit's key, so an unchanged source is repaired once."""
     mode = mode or ["-c"]
-    key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain)
+    cwd = Path.cwd()
+    key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain, cwd)
     raw_depfile = output.with_suffix(".clang.d")
     # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
     # reproducible while staying unique per translation unit and configuration.
     cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
     compiler, env = compiler_for(kind, use_hipcc, runner.toolchain)
-    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
-    hit = None if runner.dryrun else cache.lookup(key)
+    # nvcc --keep keeps every intermediate; clang's -save-temps=obj writes them beside the object in
+    # the kept work directory: preprocessed sources, host and device bitcode, gfx assembly. Not part of
+    # the key (the object is the same), but a hit would keep nothing, so --keep always compiles.
+    save_temps = ["-save-temps=obj"] if keep_intermediates else []
+    command = [compiler, *flags, *cuid, *mode, *save_temps, str(unit.main), "-o", str(output),
+               "-MD", "-MF", str(raw_depfile)]
+    hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
-        output.write_bytes(hit.file("output").read_bytes())
-        dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
+        output.write_bytes(hit.read_bytes("output"))
+        dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
@@ -270,12 +276,13 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)
     dependency_list = output.with_suffix(".deps.json")
-    dependency_list.write_text(json.dumps([str(p) for p in dependencies]))
+    # Relative below the working directory, like the key: an entry serves a copy of the tree elsewhere.
+    dependency_list.write_text(json.dumps([display_path(p, cwd) for p in dependencies]))
     mirrored = {f.original for f in unit.files}
     outside = [p for p in dependencies if p not in mirrored]
     system = [p for p in outside if is_system_header(p, runner.toolchain)]
     cache.store(key, {"output": output, "dependencies.json": dependency_list}, {
-        "extra_dependencies": {str(p): file_digest(p) for p in outside if p not in system},
+        "extra_dependencies": {display_path(p, cwd): file_digest(p) for p in outside if p not in system},
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
     })
@@ -288,13 +295,24 @@ def is_system_header(path: Path, toolchain: tools.Toolchain) -> bool:
     return any(path.is_relative_to(root) for root in roots)
 
 
-def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain) -> str:
-    portable_flags = [f.replace(str(unit.mirror_root), "@MIRROR@") for f in flags]
+# Flags under which clang records the working directory in the object (DWARF's DW_AT_comp_dir).
+DEBUG_INFO_FLAGS = ("-g", "-gline-tables-only")
+
+
+def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain,
+                 cwd: Path) -> str:
+    """The key depends on paths only where the object does, as nvcc's would: files are named as their
+    #line names them (relative below the working directory), paths below the working directory in flags
+    are relative, and the working directory itself counts only with debug info. The same tree built
+    from another path (a second checkout, a CI workspace) therefore hits."""
+    portable_flags = [f.replace(str(unit.mirror_root), "@MIRROR@").replace(f"{cwd}/", "@CWD@/")
+                      for f in flags]
+    directory = str(cwd) if any(f in DEBUG_INFO_FLAGS for f in flags) else ""
     parts: list[str | bytes] = ["compile", __version__, toolchain.identity(), kind.value,
                                 CUDA_COMPAT_HEADER.read_bytes(), HOST_COMPAT_HEADER.read_bytes(),
-                                "\0".join(portable_flags)]
-    for mirrored in sorted(unit.files, key=lambda f: str(f.original)):
-        parts += [str(mirrored.original), mirrored.digest]
+                                "\0".join(portable_flags), directory]
+    for name, hipified_digest in sorted((display_path(f.original, cwd), f.digest) for f in unit.files):
+        parts += [name, hipified_digest]
     return digest(*parts)
 
 
@@ -313,8 +331,20 @@ def _user_dependencies(unit: HipifiedUnit, raw_depfile: Path) -> tuple[Path, ...
 
 
 def preprocess_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, host_only: bool = True) -> str:
+    """The preprocessed text, naming the user's files where clang's line markers name their mirrors:
+    the mirror lives in a fresh work directory, and compiler caches (ccache, sccache) hash this text,
+    so it must depend on the inputs alone."""
     mode = ["-E", "--cuda-host-only"] if host_only and "-x" in flags and "hip" in flags else ["-E"]
-    return runner.run([str(runner.toolchain.clang), *flags, *mode, str(unit.main)], what="preprocessing")
+    text = runner.run([str(runner.toolchain.clang), *flags, *mode, str(unit.main)], what="preprocessing")
+    return _unmirrored_line_markers(text, unit, Path.cwd())
+
+
+def _unmirrored_line_markers(text: str, unit: HipifiedUnit, cwd: Path) -> str:
+    """Line markers name each mirrored file as its #line does (relative below the working directory,
+    as nvcc's host compiler names it), so the text is the same for a copy of the tree elsewhere."""
+    for mirrored in unit.files:
+        text = text.replace(f'"{mirrored.mirrored}"', f'"{display_path(mirrored.original, cwd)}"')
+    return text.replace(f'"{unit.mirror_root}/', '"/')
 
 
 def dependencies_of_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, work_dir: Path) -> tuple[Path, ...]:

@@ -51,7 +51,7 @@ def cached_translation(cache: Cache, modules: list[BinaryModule], offload_arch: 
         kernels = [TranslatedKernel(**{name: tuple(value) if isinstance(value, list) else value
                                        for name, value in kernel.items()})
                    for kernel in meta["kernels"]]  # type: ignore[union-attr]
-        code_object = entry.file(_CODE_OBJECT).read_bytes()
+        code_object = entry.read_bytes(_CODE_OBJECT)
         return Translation(origin, int(meta["ptx_arch"]), code_object, kernels, {},  # type: ignore[arg-type]
                            list(meta["variables"]), route=str(meta["route"]))  # type: ignore[arg-type]
     translation = translate()

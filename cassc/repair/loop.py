@@ -203,7 +203,7 @@ def _ask(repairer: ModelRepairer, target: _Target, code: str, rejection: str, de
     key = digest("model-repair", __version__, backend.identity, code, target.errors)
     hit = repairer.cache.lookup(key)
     if hit is not None:
-        return _Answer(hit.file("replacement").read_text(), None, key)
+        return _Answer(hit.read_text("replacement"), None, key)
     prompt = repair_prompt(backend.prompt_format, _request(target, code, rejection))
     generation = _generate_with_progress(backend, prompt, repairer.configured().max_answer_tokens, deadline)
     return _Answer(generation.text, generation, key)
