@@ -11,7 +11,8 @@ tests/test_fuzz_regressions.py.
     seeds DIR          inputs that nvcc and cassc produce here (objects, fatbins, cubins, offload bundles,
                        archives, PTX, the examples' sources, command lines, model answers) -> DIR/<target>/
     run TARGET ARGS    the fuzz loop for one target (libFuzzer's own arguments after it: -runs=N ...)
-    all DIR --runs N   every target for N executions each from DIR's seeds; writes benchmarks/results/fuzz.md
+    all DIR --runs N   every target (or --targets a,b) for N executions each from DIR's seeds; writes
+                       benchmarks/results/fuzz.md from every target's last campaign recorded in DIR
 
     .venv/bin/python benchmarks/fuzz.py seeds /tmp/cassc-fuzz
     .venv/bin/python benchmarks/fuzz.py all /tmp/cassc-fuzz --runs 1000000
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import shutil
@@ -300,7 +302,23 @@ def run_campaign(name: str, directory: Path, runs: int, max_seconds: int) -> Cam
     done = re.findall(r"Done (\d+) runs in (\d+) second", text)
     executed = int(done[-1][0]) if done else max([int(n) for n in re.findall(r"#(\d+)\s", text)] or [0])
     coverage = (re.findall(r"cov: (\d+)", text) or ["?"])[-1]
-    return Campaign(name, executed, time.monotonic() - started, sorted(crashes.iterdir()), coverage)
+    campaign = Campaign(name, executed, time.monotonic() - started, sorted(crashes.iterdir()), coverage)
+    (directory / "stats").mkdir(exist_ok=True)
+    (directory / "stats" / f"{name}.json").write_text(json.dumps(
+        {"target": name, "runs": executed, "seconds": campaign.seconds, "coverage": coverage,
+         "crashes": [str(c) for c in campaign.crashes], "command": " ".join(sys.argv)}))
+    return campaign
+
+
+def recorded_campaigns(directory: Path) -> list[Campaign]:
+    """Every target's last campaign in `directory` (campaigns may run in several processes at once)."""
+    found = {}
+    for stats in (directory / "stats").glob("*.json"):
+        record = json.loads(stats.read_text())
+        found[record["target"]] = Campaign(record["target"], record["runs"], record["seconds"],
+                                           [Path(c) for c in record["crashes"] if Path(c).exists()],
+                                           record["coverage"])
+    return [found[name] for name in TARGETS if name in found]
 
 
 def write_report(campaigns: list[Campaign], command: str) -> None:
@@ -348,13 +366,11 @@ def main() -> None:
         for target, count in make_seeds(args.directory).items():
             print(f"{target}: {count} seeds")
         return
-    campaigns = []
     for name in args.targets.split(","):
         campaign = run_campaign(name, args.directory, args.runs, args.max_seconds)
         print(f"{name}: {campaign.runs:,} runs in {campaign.seconds:.0f} s, {len(campaign.crashes)} crashes",
               flush=True)
-        campaigns.append(campaign)
-    write_report(campaigns, " ".join(["benchmarks/fuzz.py", *sys.argv[1:]]))
+    write_report(recorded_campaigns(args.directory), " ".join(["benchmarks/fuzz.py", *sys.argv[1:]]))
 
 
 if __name__ == "__main__":
