@@ -294,6 +294,14 @@ def _is_forward_option(word: str, field_name: str) -> bool:
     return parsed is not None and parsed[0].field == field_name
 
 
+def _shell_words(value: str, option: Option) -> list[str]:
+    try:
+        return shlex.split(value)
+    except ValueError as error:  # an unclosed quote: the host tool would get half a word
+        raise UsageError(f"Value '{value}' of option '{option.long}' has an unclosed quote "
+                         f"({str(error).lower()})") from error
+
+
 def _apply(option: Option, word: str, value: str | None, values: dict[str, object],
            lists: dict[str, list[str]], dropped: list[str]) -> None:
     if option.effect is Effect.DROP:
@@ -321,7 +329,7 @@ def _apply(option: Option, word: str, value: str | None, values: dict[str, objec
     elif option.effect is Effect.APPEND:
         items = split_list(str(new)) if option.kind is Kind.LIST else [str(new)]
         if option.words:
-            items = [w for item in items for w in shlex.split(item)]
+            items = [w for item in items for w in _shell_words(item, option)]
         for item in items:
             if option.choices and item not in option.choices:
                 raise UsageError(f"Value '{item}' is not defined for option '{option.long}'")

@@ -324,10 +324,13 @@ class FunctionLifter(Emitter):
             operand = "32"
         if ptx_type.endswith("x2"):
             raise self.fail("packed immediates")
-        if is_float(ptx_type):
-            return _ptx_float(operand, ptx_type)
-        if ptx_type == "pred":
-            return "true" if _ptx_int(operand) else "false"
+        try:
+            if is_float(ptx_type):
+                return _ptx_float(operand, ptx_type)
+            if ptx_type == "pred":
+                return "true" if _ptx_int(operand) else "false"
+        except (ValueError, struct.error) as error:  # not a literal PTX has: a damaged input
+            raise self.fail(f"'{operand}' is not a .{ptx_type} operand") from error
         if _INT.match(operand):
             return str(_ptx_int(operand))
         located = self.lookup(operand)
@@ -398,13 +401,16 @@ class FunctionLifter(Emitter):
         if instruction.opcode not in ("add", "sub", "min", "max") and any(
                 m in PACKED_INTEGER_TYPES for m in instruction.modifiers):
             raise self.fail(f"'{instruction.opcode}' on packed 16-bit integers")
-        if instruction.guard is None or instruction.opcode in ("bra",):
-            handler(instruction)
-            return
-        condition = self.read(instruction.guard, "pred")
-        if instruction.negated:
-            condition = self.value(f"xor i1 {condition}, true")
-        self.guarded(condition, lambda: handler(instruction))
+        try:
+            if instruction.guard is None or instruction.opcode in ("bra",):
+                handler(instruction)
+                return
+            condition = self.read(instruction.guard, "pred")
+            if instruction.negated:
+                condition = self.value(f"xor i1 {condition}, true")
+            self.guarded(condition, lambda: handler(instruction))
+        except (IndexError, KeyError, ValueError, StopIteration) as error:  # operands or modifiers of another
+            raise self.fail(f"cannot read the operands of '{instruction.opcode}'") from error  # shape: damaged input
 
     def types(self, instruction: Instruction) -> list[str]:
         return [m for m in instruction.modifiers

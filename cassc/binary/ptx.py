@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from cassc.errors import InputError
 
 STATE_SPACES = ("global", "shared", "const", "local", "param")
+MODULE_STATE_SPACES = ("global", "shared", "const", "local")  # .param is a function's
+
+
+# PTX's fundamental types a variable or register can have (PTX ISA 5.2).
+_SCALAR_TYPE = re.compile(r"[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|b128")
 
 
 class PtxSyntaxError(InputError):
@@ -119,29 +124,41 @@ def parse_ptx(text: str) -> PtxModule:
     position = 0
     while position < len(tokens):
         word, line = tokens[position]
-        if word == ".version":
-            module.version = tokens[position + 1][0]
-            position += 2
-        elif word == ".target":
-            end = _until(tokens, position, "\n")
-            module.target = " ".join(t for t, _ in tokens[position + 1:end] if t != ",")
-            position = end
-        elif word == ".address_size":
-            position += 2
-        elif word in (".file", ".loc", ".pragma") or word.startswith("@@DWARF"):
-            position = _until(tokens, position, "\n")
-        elif word == ".section":  # debug information (-G, -lineinfo): `.section .debug_info { .b8 ... }`
-            position = _skip_newlines(tokens, _until(tokens, position, "\n"))
-            if position < len(tokens) and tokens[position][0] == "{":
-                position = _until(tokens, position, "}") + 1
-        elif word in (".visible", ".extern", ".weak", ".common") or word in (".entry", ".func") or \
-                word.lstrip(".") in STATE_SPACES:
-            position = _declaration(module, tokens, position)
-        elif word == "\n":
-            position += 1
-        else:
-            raise PtxSyntaxError(f"PTX line {line}: unexpected '{word}' at module scope")
+        try:
+            position = _module_statement(module, tokens, position)
+        except IndexError as error:  # the statement runs past the end of the text
+            raise PtxSyntaxError(f"PTX line {line}: '{word}' is cut off: the PTX ends inside it") from error
+        except ValueError as error:  # a number that is not one
+            raise PtxSyntaxError(f"PTX line {line}: cannot read '{word}' ({error})") from error
     return module
+
+
+def _module_statement(module: PtxModule, tokens: list[tuple[str, int]], position: int) -> int:
+    """One statement at module scope (a directive, a variable, a function); the position after it."""
+    word, line = tokens[position]
+    if word == ".version":
+        module.version = tokens[position + 1][0]
+        position += 2
+    elif word == ".target":
+        end = _until(tokens, position, "\n")
+        module.target = " ".join(t for t, _ in tokens[position + 1:end] if t != ",")
+        position = end
+    elif word == ".address_size":
+        position += 2
+    elif word in (".file", ".loc", ".pragma") or word.startswith("@@DWARF"):
+        position = _until(tokens, position, "\n")
+    elif word == ".section":  # debug information (-G, -lineinfo): `.section .debug_info { .b8 ... }`
+        position = _skip_newlines(tokens, _until(tokens, position, "\n"))
+        if position < len(tokens) and tokens[position][0] == "{":
+            position = _until(tokens, position, "}") + 1
+    elif word in (".visible", ".extern", ".weak", ".common") or word in (".entry", ".func") or \
+            word.lstrip(".") in STATE_SPACES:
+        position = _declaration(module, tokens, position)
+    elif word == "\n":
+        position += 1
+    else:
+        raise PtxSyntaxError(f"PTX line {line}: unexpected '{word}' at module scope")
+    return position
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:
@@ -168,6 +185,8 @@ def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int
     if word in (".entry", ".func"):
         return _function(module, tokens, position, qualifiers)
     end = _until(tokens, position, ";")
+    if word.lstrip(".") not in MODULE_STATE_SPACES:
+        raise PtxSyntaxError(f"PTX line {line}: '{word}' does not start a declaration at module scope")
     variable = parse_variable([t for t, _ in tokens[position:end] if t != "\n"], line, qualifiers)
     module.variables.append(variable)
     return end + 1
@@ -195,7 +214,7 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
             init = [w for w in rest[index + 1:] if w not in ("{", "}", ",")]
             break
         if word.startswith(".") and not type_ and word not in (".ptr", ".global", ".shared", ".const", ".local"):
-            if re.fullmatch(r"\.(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|b128)", word):
+            if _SCALAR_TYPE.fullmatch(word[1:]):
                 type_ = word[1:]
             elif word.startswith((".v2", ".v4")):
                 raise PtxSyntaxError(f"PTX line {line}: vector variables ({word}) are not supported")
@@ -317,6 +336,8 @@ def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement
 
 def _registers(words: list[str], line: int) -> Registers:
     type_ = next((w[1:] for w in words[1:] if w.startswith(".") and not w.startswith((".v2", ".v4"))), "")
+    if not _SCALAR_TYPE.fullmatch(type_):
+        raise PtxSyntaxError(f"PTX line {line}: cannot read the register type in '{' '.join(words)}'")
     names: list[str] = []
     for word in words[1:]:
         if word.startswith(".") or word == ",":

@@ -130,8 +130,8 @@ class _FunctionView:
 
 def _rerollable(body: list[Statement]) -> Iterator[_Reroll]:
     view = _FunctionView(body)
-    if any(i.opcode == "bra" and i.operands[0] not in view.labels for i in _instructions(body)):
-        return  # a branch into a `{ }` block: the flat view below would not be the control flow
+    if any(i.opcode == "bra" and (not i.operands or i.operands[0] not in view.labels) for i in _instructions(body)):
+        return  # a branch into a `{ }` block (or to nowhere): the flat view below would not be the control flow
     for start, statement in enumerate(body):
         if isinstance(statement, Label) and start + 1 < len(body) and body[start + 1] == Pragma("nounroll"):
             found = _remainder_loop(view, start)

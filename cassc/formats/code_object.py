@@ -10,6 +10,8 @@ from elftools.construct import Padding, SLInt64, Struct, ULInt16, ULInt32
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
+from cassc.formats.host_object import MALFORMED_ELF_ERRORS
+
 EM_AMDGPU = 224
 EF_AMDGPU_MACH_MASK = 0xFF
 # EF_AMDGPU_MACH values from LLVM's include/llvm/BinaryFormat/ELF.h (the targets cassc users meet).
@@ -22,13 +24,21 @@ MACH_NAMES = {
 }
 
 
+class CodeObjectError(ValueError):
+    """Not a readable AMD GPU code object (a model's answer, say, assembled into something else)."""
+
+
 def code_object_target(data: bytes) -> str:
-    """"gfx1100" for a gfx1100 code object; raises ValueError for anything that is not one."""
+    """"gfx1100" for a gfx1100 code object; raises CodeObjectError for anything that is not one."""
     if data[:4] != b"\x7fELF":
-        raise ValueError("not an ELF file")
-    elf = ELFFile(io.BytesIO(data))
-    if elf["e_machine"] not in ("EM_AMDGPU", EM_AMDGPU):
-        raise ValueError(f"not an AMD GPU code object (e_machine {elf['e_machine']})")
+        raise CodeObjectError("not an ELF file")
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        machine = elf["e_machine"]
+    except MALFORMED_ELF_ERRORS as error:
+        raise CodeObjectError(f"malformed ELF file ({error})") from error
+    if machine not in ("EM_AMDGPU", EM_AMDGPU):
+        raise CodeObjectError(f"not an AMD GPU code object (e_machine {machine})")
     mach = elf["e_flags"] & EF_AMDGPU_MACH_MASK
     return MACH_NAMES.get(mach, f"amdgpu-mach-0x{mach:03x}")
 
@@ -80,10 +90,18 @@ class KernelDescriptor:
 
 def kernel_descriptors(data: bytes) -> dict[str, KernelDescriptor]:
     """The kernels of a linked code object, from their `.kd` symbols."""
-    elf = ELFFile(io.BytesIO(data))
+    try:
+        return _kernel_descriptors(ELFFile(io.BytesIO(data)))
+    except CodeObjectError:
+        raise
+    except MALFORMED_ELF_ERRORS as error:
+        raise CodeObjectError(f"malformed code object ({error})") from error
+
+
+def _kernel_descriptors(elf: ELFFile) -> dict[str, KernelDescriptor]:
     symbols = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
     if not isinstance(symbols, SymbolTableSection):
-        raise ValueError("code object has no symbol table")
+        raise CodeObjectError("code object has no symbol table")
     found = {}
     for symbol in symbols.iter_symbols():
         if not symbol.name.endswith(".kd") or symbol["st_size"] != KERNEL_DESCRIPTOR.sizeof():
