@@ -178,6 +178,8 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
     # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
     flags.append("-Wno-unused-result")
+    if toolchain.clang_version.isdigit() and int(toolchain.clang_version) > 19:
+        flags.append("-Wno-unused-value")  # where clang 20+ reports a [[nodiscard]] type (hipError_t)
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
     flags.append("-Wno-register")
     return flags

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import gpu_targets, write
 
 
@@ -146,16 +148,21 @@ int main() { return counter; }
 
 
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "fft.cu", """\
+    """cuDNN -> MIOpen: no toolchain the tests run on has MIOpen."""
+    from cassc.toolchain import find_toolchain
+
+    if any((d / "miopen/miopen.h").is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip("this toolchain has MIOpen")
+    write(tmp_path / "dnn.cu", """\
 #include <cstdio>
-#include <cufft.h>
-int main() { cufftHandle plan; cufftPlan1d(&plan, 64, CUFFT_C2C, 1); }
+#include <cudnn.h>
+int main() { cudnnHandle_t handle; cudnnCreate(&handle); }
 """)
-    result = cassc("-c", "fft.cu", check=False)
+    result = cassc("-c", "dnn.cu", check=False)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "cassc fatal   : fft.cu:2: needs hipFFT (for cufft.h): install ROCm >= 6 with "
-        "hipFFT, or point ROCM_PATH at a ROCm install that has it"]
+        "cassc fatal   : dnn.cu:2: needs MIOpen (for cudnn.h): install ROCm >= 6 with "
+        "MIOpen, or point ROCM_PATH at a ROCm install that has it"]
 
 
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:

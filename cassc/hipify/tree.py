@@ -46,8 +46,11 @@ class MissingPackage:
     location: str  # user file:line
 
     def message(self) -> str:
-        return (f"{self.location}: needs {self.package} (for {self.header}): install ROCm >= 6 with "
-                f"{self.package}, or point ROCM_PATH at a ROCm install that has it")
+        return f"{self.location}: needs {self.package} (for {self.header}): {install_hint(self.package)}"
+
+
+def install_hint(package: str) -> str:
+    return f"install ROCm >= 6 with {package}, or point ROCM_PATH at a ROCm install that has it"
 
 
 @dataclass(frozen=True)
