@@ -120,6 +120,20 @@ def test_layout_that_cmake_and_find_cuda_toolkit_read(toolkit: Path) -> None:
     assert (toolkit / "cmake" / "cassc-toolchain.cmake").is_file()
 
 
+def test_cuda_math_libraries_are_the_installed_rocm_libraries(toolkit: Path) -> None:
+    """lib64/libcublas.so and the others (what `-lcublas` and CMake's CUDA::cublas find) are links to the
+    HIP library link-libraries.tsv names wherever the toolchain has it, and absent otherwise."""
+    from cassc.toolchain import find_toolchain
+
+    hip_lib_dir = find_toolchain().hip_lib_dir
+    for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
+        if hip == "amdhip64":
+            continue
+        installed = hip_lib_dir / f"lib{hip}.so"
+        link = toolkit / "lib64" / f"lib{cuda}.so"
+        assert (link.resolve() == installed.resolve()) if installed.exists() else not link.exists(), cuda
+
+
 def test_a_changed_version_gets_a_new_tree_and_keeps_the_old(cassc, toolkit: Path) -> None:
     before = os.readlink(toolkit)
     cassc("env", env={"CASSC_CUDA_VERSION": "12.4.999"})
