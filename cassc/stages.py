@@ -262,7 +262,8 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
         attempt = runner.attempt(command, env)
         if attempt.returncode != 0:
-            raise CompileError(unit.missing_packages[0].message())
+            missing = unit.missing_packages[0]
+            raise CompileError(missing.message(tools.package_hint(runner.toolchain, missing.package)))
         attempt.reported(what)
     elif repairer is None:
         runner.run(command, what=what, env=env)

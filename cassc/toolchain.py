@@ -29,6 +29,7 @@ from typing import Mapping, Sequence
 
 from cassc import header_libraries, locations
 from cassc.errors import ToolchainError
+from cassc.hipify.tables import LibraryPackage
 
 DEBIAN_PACKAGES = (
     "clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev "
@@ -272,6 +273,18 @@ def repair_hint(toolchain: Toolchain) -> str:
         return (f"install the distribution's HIP packages for clang-{toolchain.clang_version} (Debian/Ubuntu: "
                 f"hipcc libamdhip64-dev rocm-device-libs-{toolchain.clang_version})")
     return f"repair the ROCm install at {toolchain.root} or point ROCM_PATH at a complete one"
+
+
+def package_hint(toolchain: Toolchain, package: LibraryPackage) -> str:
+    """How to install a ROCm library this toolchain lacks, in its own distribution's terms."""
+    if toolchain.kind == "distro" and (toolchain.root.parent / "etc/debian_version").exists():
+        return f"apt-get install {package.debian_package}"
+    if toolchain.kind == "distro":
+        return f"install the distribution's {package.name} development package"
+    if toolchain.kind == "rocm":
+        return (f"install {package.name} into the ROCm at {toolchain.root} (AMD's {package.name.lower()}-dev "
+                f"package), or point ROCM_PATH at a ROCm install that has it")
+    return f"install ROCm >= 6 with {package.name}, or point ROCM_PATH at a ROCm install that has it"
 
 
 def missing_parts(toolchain: Toolchain) -> list[str]:

@@ -40,9 +40,8 @@ from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, load_tables, read_table
-from cassc.hipify.tree import install_hint
 from cassc.nvcc_identity import CudaVersion, toolkit_root
-from cassc.toolchain import Toolchain, run
+from cassc.toolchain import Toolchain, package_hint, run
 
 SHIMS_DIR = locations.resource_dir("shims")
 CUDART_SONAME = "libcudart.so.12"
@@ -163,7 +162,7 @@ def _write_include(root: Path, toolchain: Toolchain) -> None:
         (include / cuda_header).parent.mkdir(parents=True, exist_ok=True)  # cub/block/...
         package = tables.package_for(cuda_header)
         if package and not any((d / package.probe_header).is_file() for d in toolchain.library_include_dirs):
-            text = f'#error "cassc: <{cuda_header}> needs {package.name}: {install_hint(package.name)}"\n'
+            text = f'#error "cassc: <{cuda_header}> needs {package.name}: {package_hint(toolchain, package)}"\n'
         else:
             text = cuda_header_text(cuda_header, hip_header)
         (include / cuda_header).write_text(text)

@@ -160,9 +160,13 @@ int main() { cudnnHandle_t handle; cudnnCreate(&handle); }
 """)
     result = cassc("-c", "dnn.cu", check=False)
     assert result.returncode == 1
+    # in the toolchain's own terms: the distribution's package, AMD's, or (Debian 12) a ROCm at all
+    hint = {"distro": "apt-get install libmiopen-dev",
+            "rocm": f"install MIOpen into the ROCm at {find_toolchain().root} (AMD's miopen-dev package), or "
+                    "point ROCM_PATH at a ROCm install that has it",
+            "debian": "install ROCm >= 6 with MIOpen, or point ROCM_PATH at a ROCm install that has it"}
     assert result.stderr.strip().splitlines() == [
-        "cassc fatal   : dnn.cu:2: needs MIOpen (for cudnn.h): install ROCm >= 6 with "
-        "MIOpen, or point ROCM_PATH at a ROCm install that has it"]
+        f"cassc fatal   : dnn.cu:2: needs MIOpen (for cudnn.h): {hint[find_toolchain().kind]}"]
 
 
 MATH_LIBRARY_PROGRAMS = {
