@@ -10,7 +10,7 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the tests need: the HIP compiler and runtime headers, the device libraries, the math and
 # parallel-algorithm libraries cassc maps CUDA's onto, and Python/make/CMake to run cassc inside.
 PACKAGES="hipcc libamdhip64-dev rocm-device-libs-21 libhipblas-dev libhipfft-dev libhipsolver-dev
-librocthrust-dev libhipcub-dev libhiprand-dev libhipsparse-dev
+librocthrust-dev libhipcub-dev libhiprand-dev libhipsparse-dev libhipblaslt-dev
 libomp-21-dev python3 python3-venv python3-pip make cmake ninja-build g++ file git"
 STAMP="$ROOT/.cassc-root-complete"
 want=$(echo $PACKAGES)

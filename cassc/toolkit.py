@@ -52,8 +52,8 @@ SHIM_RUNTIME = "libcassc_cudart.a"
 # only __device__ functions too, so a host compile loses nothing without them.
 DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
 # The tables whose renames hold on the host; compat.tsv renames device intrinsics to cuda_compat.h's adapters.
-HOST_NAME_TABLES = ("runtime.tsv", "driver.tsv", "types.tsv", "libraries.tsv", "cublas.tsv", "cufft.tsv",
-                    "cusolver.tsv")
+HOST_NAME_TABLES = ("runtime.tsv", "driver.tsv", "types.tsv", "libraries.tsv", "cublas.tsv", "cublasLt.tsv",
+                    "cufft.tsv", "cusolver.tsv")
 
 
 def ensure_toolkit(toolchain: Toolchain) -> Path:

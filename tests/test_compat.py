@@ -173,6 +173,7 @@ MATH_LIBRARY_PROGRAMS = {
     "hipBLAS": ("cublas", """\
 #include <cublas_v2.h>
 #include <cuComplex.h>
+#include <cuda_fp16.h>
 int main() {
   cublasHandle_t handle;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
@@ -180,6 +181,8 @@ int main() {
   cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, 4, 4, 4, &alpha, a, 4, a, 4, &beta, a, 4);
   cuComplex calpha = make_cuComplex(1, 0), *c = nullptr;
   cublasCgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &calpha, c, 4, c, 4, &calpha, c, 4);
+  __half hone = __float2half(1.0f), *h = nullptr;
+  cublasHgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &hone, h, 4, 16, h, 4, 16, &hone, h, 4, 16, 2);
   cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
                a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   cublasDestroy(handle);

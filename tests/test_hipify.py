@@ -78,7 +78,7 @@ def test_every_hip_name_is_declared_by_the_installed_headers(tmp_path: Path) -> 
     toolchain = find_toolchain()
 
     def installed(name: str) -> bool:  # a library's header or table (cublas.tsv...) counts where its package is
-        package = tables.package_for(Path(name).stem if name.endswith(".tsv") else name)
+        package = tables.package_of_table(name) if name.endswith(".tsv") else tables.package_for(name)
         return package is None or any((d / package.probe_header).is_file() for d in toolchain.library_include_dirs)
 
     probe_names = sorted({hip for cuda, hip in tables.identifiers.items()

@@ -41,6 +41,12 @@ class RenameTables:
     def package_for(self, cuda_header: str) -> LibraryPackage | None:
         return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)
 
+    def package_of_table(self, table: str) -> LibraryPackage | None:
+        """The library an identifier table belongs to: `cublas.tsv` to the package of `cublas`, `cublasLt.tsv`
+        to that of `cublasLt.h` (names that exist only where that package is installed)."""
+        stem = Path(table).stem
+        return next((p for p in self.packages if p.include_prefix.removesuffix(".h").rstrip("/") == stem), None)
+
 
 def read_table(path: Path) -> list[tuple[str, str, int]]:
     """Rows (cuda, hip, line number) of one TSV table."""
