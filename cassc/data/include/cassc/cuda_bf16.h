@@ -12,9 +12,10 @@
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
 
-#if HIP_VERSION_MAJOR >= 6
+#if HIP_VERSION_MAJOR >= 6 && defined(__HIP__)
 /* HIP 6 has CUDA's bfloat16 API itself under HIP's type names (hip/hip_bf16.h, which other ROCm headers
- * such as hipBLASLt's include too): CUDA's type names are those types. */
+ * such as hipBLASLt's include too): CUDA's type names are those types. A host compiler (g++ on a .cpp
+ * including the stand-in toolkit's <cuda_bf16.h>) cannot compile HIP's header: it gets cassc's own. */
 #include <hip/hip_bf16.h>
 typedef __hip_bfloat16_raw __nv_bfloat16_raw;
 typedef __hip_bfloat162_raw __nv_bfloat162_raw;
@@ -198,7 +199,7 @@ __CASSC_BF16_FN bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) 
 __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
 
-#endif /* HIP_VERSION_MAJOR >= 6 */
+#endif /* HIP_VERSION_MAJOR >= 6 && __HIP__ */
 
 #if defined(__HIP__)
 static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
