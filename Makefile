@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh Debian 12 machine:
 #   make demo   installs what is missing, builds examples/ for gfx1100 with cassc, shows the result
-#   make test   installs what is missing, runs the test suite
+#   make test   installs what is missing, runs the test suite (Debian 12's HIP 5.2, then ROCm 6.4 in a sid root)
 PYTHON ?= python3
 VENV := .venv
 CASSC := $(abspath $(VENV)/bin/cassc)
@@ -10,8 +10,9 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc l
 	ccache redis-server
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TEST_JOBS ?= 2
+ROCM_TESTS ?= yes
 
-.PHONY: setup toolchain demo test clean-examples
+.PHONY: setup toolchain demo test test-rocm clean-examples
 
 setup: toolchain $(VENV)/.installed
 	$(VENV)/bin/python -m compileall -q cassc  # build systems start cassc per file: keep bytecode ready
@@ -40,6 +41,17 @@ demo: setup
 
 test: setup
 	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) tests
+ifneq ($(ROCM_TESTS),no)
+	$(MAKE) test-rocm
+endif
+
+# The same suite against a current ROCm (Debian sid's HIP 6.4 with clang-21), run inside a sid root that
+# .ci/rocm-root.sh builds once into /var/cache/cassc-ci (root, debootstrap, ~1.5 GB download, 6.5 GB
+# disk), first in the distribution's /usr layout, then arranged as AMD's /opt/rocm-X.Y layout.
+# `make test ROCM_TESTS=no` runs the Debian 12 suite alone.
+test-rocm:
+	TEST_JOBS=$(TEST_JOBS) .ci/rocm-test distro
+	TEST_JOBS=$(TEST_JOBS) .ci/rocm-test opt-rocm
 
 clean-examples:
 	$(MAKE) -C examples clean

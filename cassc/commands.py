@@ -14,6 +14,7 @@ import typer
 from cassc import __version__, header_libraries, locations, toolchain as tools, toolkit
 from cassc.build_check import check_build
 from cassc.errors import CasscError, InputError
+from cassc.hipify.tables import load_tables
 from cassc.invocation import DEFAULT_OFFLOAD_ARCH
 from cassc.nvcc_identity import toolkit_root
 
@@ -39,25 +40,24 @@ def _diagnose() -> dict[str, object]:
     else:
         report["toolchain"] = {
             "kind": found.kind, "root": str(found.root), "clang": str(found.clang), "lld": str(found.lld),
-            "hip_version": found.hip_version, "hip_include_dir": str(found.hip_include_dir),
+            "hip_version": found.hip_version, "clang_version": found.clang_version,
+            "hip_include_dir": str(found.hip_include_dir),
             "hip_lib_dir": str(found.hip_lib_dir), "device_libraries": str(found.bitcode_dir),
             "hipcc": str(found.hipcc) if found.hipcc else None,
         }
-        fix = (tools.DEBIAN_INSTALL_HINT if found.kind == "debian"
-               else f"repair the ROCm install at {found.root} or point ROCM_PATH at a complete one")
+        fix = tools.repair_hint(found)
         problems += [f"missing {p}: {fix}" for p in tools.missing_parts(found)]
         try:
             report["device_library_dir"] = str(found.device_lib_dir(_offload_archs()))
         except CasscError as error:
             problems.append(str(error))
-        headers = (("hipRAND", "hiprand/hiprand.h"), ("hipSPARSE", "hipsparse/hipsparse.h"),
-                   ("rocPRIM", "rocprim/rocprim.hpp"), ("hipCUB", "hipcub/hipcub.hpp"),
-                   ("rocThrust", "thrust/system/hip/config.h"), ("hipBLAS", "hipblas/hipblas.h"),
-                   ("hipFFT", "hipfft/hipfft.h"))
+        # The libraries CUDA's are mapped onto (packages.tsv), and those the Debian 12 route has always.
+        headers = dict([("hipRAND", "hiprand/hiprand.h"), ("hipSPARSE", "hipsparse/hipsparse.h"),
+                        ("rocPRIM", "rocprim/rocprim.hpp"), *((p.name, p.probe_header) for p in load_tables().packages)])
         # Where compiles search: the install's include tree, and for the Debian toolchain the
         # hipCUB/rocThrust/rocPRIM headers `cassc setup` installed (searched first).
         library_dirs = {name: next((str(d) for d in found.library_include_dirs if (d / header).exists()), None)
-                        for name, header in headers}
+                        for name, header in headers.items()}
         report["libraries"] = {name: directory is not None for name, directory in library_dirs.items()}
         report["library_dirs"] = library_dirs
         if not problems:  # the verdict: a real compile and link, as a build system runs it
@@ -86,14 +86,15 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
         table.add_row("installed at", str(report["package_dir"]))
         chain = report["toolchain"]
         if isinstance(chain, dict):
-            label = "ROCm install" if chain["kind"] == "rocm" else "Debian packages"
-            table.add_row("toolchain", f"{label} at {chain['root']} (HIP {chain['hip_version']})")
+            label = tools.TOOLCHAIN_LABELS[str(chain["kind"])]
+            table.add_row("toolchain", f"{label} at {chain['root']} (HIP {chain['hip_version']}, "
+                                       f"clang {chain['clang_version']})")
             table.add_row("clang", str(chain["clang"]))
             table.add_row("device libraries", str(report.get("device_library_dir", chain["device_libraries"])))
         table.add_row("targets", ", ".join(report["offload_archs"]))  # type: ignore[arg-type]
         for name, directory in dict(report.get("library_dirs", {})).items():  # type: ignore[arg-type]
             table.add_row(name, f"[green]found[/] in {directory}" if directory
-                          else "[yellow]not installed (needs ROCm >= 6)[/]")
+                          else "[yellow]not installed[/]")
         table.add_row("CUDA toolkit stand-in", str(report["toolkit"]))
         table.add_row("cache", f"{report['cache_dir']} ({'on' if report['cache_enabled'] else 'off'})")
         console.print(table)

@@ -42,7 +42,8 @@ NAMES_HEADER = "cassc_hip_names.h"
 # Identifier tables, in the order that picks the CUDA name when several map to one HIP name: the runtime
 # API over the driver API (cuMemAlloc and cudaMalloc are both hipMalloc; code calling hipMalloc was
 # written against the runtime's signature far more often).
-IDENTIFIER_TABLES = ("compat.tsv", "runtime.tsv", "types.tsv", "libraries.tsv", "namespaces.tsv", "driver.tsv")
+IDENTIFIER_TABLES = ("compat.tsv", "runtime.tsv", "types.tsv", "libraries.tsv", "cublas.tsv", "cublasLt.tsv",
+                     "cufft.tsv", "cusolver.tsv", "namespaces.tsv", "driver.tsv")
 NON_IDENTIFIER_TABLES = (HEADER_TABLE, LINK_LIBRARY_TABLE, PACKAGE_TABLE, INLINE_PTX_TABLE, MEMBER_CALL_TABLE)
 # Where two CUDA names of one table map to one HIP name and the first in byte order is the narrower:
 # hipHostMalloc's flags are optional, as only cudaMallocHost's (C++ overload) are.

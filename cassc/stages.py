@@ -178,6 +178,8 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
     # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
     flags.append("-Wno-unused-result")
+    if toolchain.clang_version.isdigit() and int(toolchain.clang_version) > 19:
+        flags.append("-Wno-unused-value")  # where clang 20+ reports a [[nodiscard]] type (hipError_t)
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
     flags.append("-Wno-register")
     return flags
@@ -266,7 +268,8 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
         attempt = runner.attempt(command, env)
         if attempt.returncode != 0:
-            raise CompileError(unit.missing_packages[0].message())
+            missing = unit.missing_packages[0]
+            raise CompileError(missing.message(tools.package_hint(runner.toolchain, missing.package)))
         attempt.reported(what)
     elif repairer is None:
         runner.run(command, what=what, env=env)

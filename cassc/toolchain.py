@@ -1,11 +1,17 @@
 """The AMD toolchain cassc drives, and the one place where cassc starts other programs.
 
-Discovery prefers a ROCm install (ROCM_PATH, HIP_PATH/.., /opt/rocm): it has its own clang, device
-libraries for every target and the ROCm libraries (rocThrust, hipCUB, hipBLAS...). Otherwise cassc
-uses Debian's packages (clang-19, lld-19, llvm-19, libamdhip64-dev, rocm-device-libs). Debian's device
-libraries lack the gfx11 ISA files; `device_lib_dir` derives them (a one-constant module) into cassc's
-data directory, never into system folders. Debian 12 also lacks hipCUB and rocThrust: `cassc setup`
-installs their headers into the data directory (`header_libraries.py`) and the toolchain names them.
+Three layouts are found, in this order unless one is chosen explicitly (CASSC_ROCM_PATH, then
+ROCM_PATH: either names a root of any layout, and a root that holds no toolchain is an error):
+- AMD's ROCm layout (HIP_PATH/.., /opt/rocm, the newest /opt/rocm-X.Y): its own clang in lib/llvm/bin
+  (llvm/bin before ROCm 6), device libraries in amdgcn/bitcode or in its clang's resource directory.
+- A distribution's layout (/usr, HIP >= 6: Debian 13+, Ubuntu 24.04+, Fedora): HIP in /usr/include/hip
+  and a versioned clang. Which clang is the packages' own answer: `hipconfig --hipclangpath` (the clang
+  hipcc was built to drive), else the clang whose resource directory holds the AMD device libraries.
+- Debian 12's legacy route (/usr with HIP 5.x): clang-19, lld-19, llvm-19, HIP 5.2, rocm-device-libs.
+  Debian's device libraries lack the gfx11 ISA files; `device_lib_dir` derives them (a one-constant
+  module) into cassc's data directory, never into system folders. Debian 12 also lacks hipCUB and
+  rocThrust: `cassc setup` installs their headers into the data directory (`header_libraries.py`) and
+  the toolchain names them.
 """
 
 from __future__ import annotations
@@ -23,18 +29,21 @@ from typing import Mapping, Sequence
 
 from cassc import header_libraries, locations
 from cassc.errors import ToolchainError
+from cassc.hipify.tables import LibraryPackage
 
 DEBIAN_PACKAGES = (
     "clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev "
     "libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev"
 )
 DEBIAN_INSTALL_HINT = f"run `make setup`, or: apt-get install {DEBIAN_PACKAGES}"
+TOOLCHAIN_LABELS = {"rocm": "ROCm install", "distro": "distribution's ROCm packages",
+                    "debian": "Debian 12 packages"}
 
 
 @dataclass(frozen=True)
 class Toolchain:
-    kind: str  # "rocm" or "debian"
-    root: Path  # ROCm root, or /usr for Debian
+    kind: str  # "rocm" (AMD's layout), "distro" (/usr, HIP >= 6) or "debian" (Debian 12's legacy route)
+    root: Path  # ROCm root, or /usr
     clang: Path  # the C++ driver; also compiles C (-x c) and assembles
     lld: Path
     archiver: Path
@@ -45,6 +54,7 @@ class Toolchain:
     bitcode_dir: Path  # the installed device libraries
     hipcc: Path | None
     hip_version: str
+    clang_version: str  # the name of clang's resource directory: its major version
     # Searched before everything but the user's own directories (cassc's hipCUB/rocThrust for Debian).
     header_library_dirs: tuple[Path, ...] = ()
 
@@ -124,27 +134,57 @@ def isa_constant(number: str) -> int:
     return int(number[:-2]) * 1000 + int(number[-2], 16) * 100 + int(number[-1], 16)
 
 
-def _rocm_candidates(env: Mapping[str, str]) -> list[Path]:
-    candidates = []
-    if env.get("ROCM_PATH"):
-        candidates.append(Path(env["ROCM_PATH"]))
-    if env.get("HIP_PATH"):
-        candidates.append(Path(env["HIP_PATH"]).parent)
+EXPLICIT_ROOT_VARIABLES = ("CASSC_ROCM_PATH", "ROCM_PATH")
+
+
+def _explicit_root(env: Mapping[str, str]) -> tuple[str, Path] | None:
+    return next(((name, Path(env[name])) for name in EXPLICIT_ROOT_VARIABLES if env.get(name)), None)
+
+
+def _candidate_roots(env: Mapping[str, str]) -> list[Path]:
+    """Where to look when nothing is chosen explicitly: ROCm installs first, newest versioned one last."""
+    candidates = [Path(env["HIP_PATH"]).parent] if env.get("HIP_PATH") else []
     candidates.append(Path("/opt/rocm"))
+    candidates += sorted(Path("/opt").glob("rocm-*"), key=lambda p: _version_key(p.name.removeprefix("rocm-")),
+                         reverse=True)
+    candidates.append(Path("/usr"))
     return candidates
 
 
-def _find_rocm(root: Path) -> Toolchain | None:
-    clang = next((p for p in (root / "llvm/bin/clang++", root / "lib/llvm/bin/clang++") if p.exists()), None)
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", text))
+
+
+def toolchain_at(root: Path) -> Toolchain | None:
+    """The toolchain installed under `root` in any of the three layouts, or None."""
     hip_include = root / "include/hip"
-    if clang is None or not (hip_include / "hip_runtime.h").exists():
+    if not (hip_include / "hip_runtime.h").exists():
         return None
-    llvm_bin = clang.parent
-    bitcode_dirs = [root / "amdgcn/bitcode", *sorted(root.glob("lib/llvm/lib/clang/*/lib/amdgcn/bitcode"))]
-    bitcode = next((d for d in bitcode_dirs if d.is_dir()), bitcode_dirs[0])
+    hip_version = _hip_version(hip_include)
+    rocm_clang = next((p for p in (root / "lib/llvm/bin/clang++", root / "llvm/bin/clang++") if p.exists()), None)
+    if rocm_clang is not None:
+        return _toolchain("rocm", root, rocm_clang.parent, hip_include, root / "lib", hip_version)
+    hip_lib = next((d for d in (root / "lib/x86_64-linux-gnu", root / "lib64", root / "lib")
+                    if (d / "libamdhip64.so").exists()), root / "lib")
+    if _version_key(hip_version)[:1] < (6,):
+        return _debian_legacy(root, hip_include, hip_lib, hip_version)
+    llvm_bin = _distro_clang_dir(root)
+    if llvm_bin is None:
+        return None
+    return _toolchain("distro", root, llvm_bin, hip_include, hip_lib, hip_version)
+
+
+def _toolchain(kind: str, root: Path, llvm_bin: Path, hip_include: Path, hip_lib: Path, hip_version: str,
+               bitcode: Path | None = None, header_library_dirs: tuple[Path, ...] = ()) -> Toolchain:
+    clang = llvm_bin / "clang++"
+    resource_dirs = _resource_dirs(clang)
+    if bitcode is None:
+        bitcode_dirs = [root / "amdgcn/bitcode", *(d / sub for d in resource_dirs
+                                                   for sub in ("amdgcn/bitcode", "lib/amdgcn/bitcode"))]
+        bitcode = next((d for d in bitcode_dirs if (d / "ocml.bc").exists()), bitcode_dirs[0])
     hipcc = root / "bin/hipcc"
     return Toolchain(
-        kind="rocm",
+        kind=kind,
         root=root,
         clang=clang,
         lld=llvm_bin / "ld.lld",
@@ -152,33 +192,46 @@ def _find_rocm(root: Path) -> Toolchain | None:
         llvm_dis=llvm_bin / "llvm-dis",
         llvm_as=llvm_bin / "llvm-as",
         hip_include_dir=hip_include,
-        hip_lib_dir=root / "lib",
+        hip_lib_dir=hip_lib,
         bitcode_dir=bitcode,
-        hipcc=hipcc if hipcc.exists() else None,
-        hip_version=_hip_version(hip_include),
+        hipcc=hipcc if hipcc.exists() and kind != "debian" else None,
+        hip_version=hip_version,
+        clang_version=resource_dirs[0].name if resource_dirs else "unknown",
+        header_library_dirs=header_library_dirs,
     )
 
 
-def _find_debian() -> Toolchain | None:
-    llvm_bin = Path("/usr/lib/llvm-19/bin")
-    hip_include = Path("/usr/include/hip")
-    if not (llvm_bin / "clang++").exists() or not (hip_include / "hip_runtime.h").exists():
+def _resource_dirs(clang: Path) -> list[Path]:
+    """clang's resource directories (lib/clang/<version> beside its bin/), newest first."""
+    found = (clang.resolve().parent.parent / "lib/clang").glob("*")
+    return sorted((d for d in found if d.is_dir()), key=lambda d: _version_key(d.name), reverse=True)
+
+
+def _distro_clang_dir(root: Path) -> Path | None:
+    """The bin/ directory of the clang a distribution's HIP goes with, from the packages' own metadata:
+    hipconfig names the clang hipcc drives; without hipcc, the clang whose resource directory holds the
+    AMD device libraries (rocm-device-libs installs into the clang it was built for)."""
+    hipconfig = root / "bin/hipconfig"
+    if hipconfig.exists():
+        answer = run([str(hipconfig), "--hipclangpath"], env={"HIP_PLATFORM": "amd"}, check=False)
+        named = Path(answer.stdout.strip())
+        if answer.returncode == 0 and (named / "clang++").exists():
+            return named
+    llvm_dirs = sorted({root / "lib" / p.relative_to(root / "lib").parts[0]
+                        for p in root.glob("lib/llvm-*/lib/clang/*/*amdgcn/bitcode/ocml.bc")},
+                       key=lambda d: _version_key(d.name), reverse=True)
+    return llvm_dirs[0] / "bin" if llvm_dirs else None
+
+
+def _debian_legacy(root: Path, hip_include: Path, hip_lib: Path, hip_version: str) -> Toolchain | None:
+    """Debian 12: HIP 5.2 goes with clang-15, whose device libraries lack gfx11; cassc drives clang-19
+    with derived ISA files instead, and Debian's hipcc 5.2 flips to NVIDIA when an nvcc is on PATH."""
+    llvm_bin = root / "lib/llvm-19/bin"
+    if not (llvm_bin / "clang++").exists():
         return None
-    return Toolchain(
-        kind="debian",
-        root=Path("/usr"),
-        clang=llvm_bin / "clang++",
-        lld=llvm_bin / "ld.lld",
-        archiver=llvm_bin / "llvm-ar",
-        llvm_dis=llvm_bin / "llvm-dis",
-        llvm_as=llvm_bin / "llvm-as",
-        hip_include_dir=hip_include,
-        hip_lib_dir=Path("/usr/lib/x86_64-linux-gnu"),
-        bitcode_dir=Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"),
-        hipcc=None,  # Debian's hipcc 5.2 flips to NVIDIA when an nvcc is on PATH; cassc calls clang directly
-        hip_version=_hip_version(hip_include),
-        header_library_dirs=tuple(d for d in [header_libraries.installed_include_dir()] if d),
-    )
+    return _toolchain("debian", root, llvm_bin, hip_include, hip_lib, hip_version,
+                      bitcode=hip_lib / "amdgcn/bitcode",
+                      header_library_dirs=tuple(d for d in [header_libraries.installed_include_dir()] if d))
 
 
 def _hip_version(hip_include: Path) -> str:
@@ -193,17 +246,45 @@ def _hip_version(hip_include: Path) -> str:
 @cache
 def find_toolchain() -> Toolchain:
     """The toolchain cassc will use, or a ToolchainError that says how to install one."""
-    for root in _rocm_candidates(os.environ):
-        found = _find_rocm(root)
+    explicit = _explicit_root(os.environ)
+    if explicit:
+        name, root = explicit
+        found = toolchain_at(root)
+        if found is None:
+            raise ToolchainError(f"{name}={root} holds no HIP toolchain (include/hip/hip_runtime.h and a clang: "
+                                 "lib/llvm/bin/clang++, or the clang named by bin/hipconfig); unset it or "
+                                 "point it at a ROCm install")
+        return found
+    for root in _candidate_roots(os.environ):
+        found = toolchain_at(root)
         if found:
             return found
-    found = _find_debian()
-    if found:
-        return found
     raise ToolchainError(
-        "no AMD toolchain found: neither a ROCm install (ROCM_PATH or /opt/rocm) nor Debian's "
-        f"clang-19 with HIP headers; {DEBIAN_INSTALL_HINT}"
+        "no AMD toolchain found: no ROCm install (ROCM_PATH, /opt/rocm, /opt/rocm-X.Y) and no HIP with its "
+        f"clang in /usr; {DEBIAN_INSTALL_HINT}"
     )
+
+
+def repair_hint(toolchain: Toolchain) -> str:
+    """What to do about a part `missing_parts` names, for this toolchain's kind."""
+    if toolchain.kind == "debian":
+        return DEBIAN_INSTALL_HINT
+    if toolchain.kind == "distro":
+        return (f"install the distribution's HIP packages for clang-{toolchain.clang_version} (Debian/Ubuntu: "
+                f"hipcc libamdhip64-dev rocm-device-libs-{toolchain.clang_version})")
+    return f"repair the ROCm install at {toolchain.root} or point ROCM_PATH at a complete one"
+
+
+def package_hint(toolchain: Toolchain, package: LibraryPackage) -> str:
+    """How to install a ROCm library this toolchain lacks, in its own distribution's terms."""
+    if toolchain.kind == "distro" and (toolchain.root.parent / "etc/debian_version").exists():
+        return f"apt-get install {package.debian_package}"
+    if toolchain.kind == "distro":
+        return f"install the distribution's {package.name} development package"
+    if toolchain.kind == "rocm":
+        return (f"install {package.name} into the ROCm at {toolchain.root} (AMD's {package.name.lower()}-dev "
+                f"package), or point ROCM_PATH at a ROCm install that has it")
+    return f"install ROCm >= 6 with {package.name}, or point ROCM_PATH at a ROCm install that has it"
 
 
 def missing_parts(toolchain: Toolchain) -> list[str]:

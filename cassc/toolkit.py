@@ -43,9 +43,9 @@ from pathlib import Path
 from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
-from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, read_rows, read_table
+from cassc.hipify.tables import COMPAT_INCLUDE_DIR, TABLE_DIR, load_tables, read_rows, read_table
 from cassc.nvcc_identity import CudaVersion, toolkit_root
-from cassc.toolchain import Toolchain, run
+from cassc.toolchain import Toolchain, package_hint, run
 
 SHIMS_DIR = locations.resource_dir("shims")
 CUDART_SONAME = "libcudart.so.12"
@@ -64,7 +64,8 @@ PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # only __device__ functions too, so a host compile loses nothing without them.
 DEVICE_ONLY_HIP_HEADERS = frozenset({"hip/device_functions.h", "hip/math_functions.h"})
 # The tables whose renames hold on the host; compat.tsv renames device intrinsics to cuda_compat.h's adapters.
-HOST_NAME_TABLES = ("runtime.tsv", "driver.tsv", "types.tsv", "libraries.tsv")
+HOST_NAME_TABLES = ("runtime.tsv", "driver.tsv", "types.tsv", "libraries.tsv", "cublas.tsv", "cublasLt.tsv",
+                    "cufft.tsv", "cusolver.tsv")
 
 
 def ensure_toolkit(toolchain: Toolchain) -> Path:
@@ -168,9 +169,15 @@ def _write_include(root: Path, toolchain: Toolchain) -> None:
     version = CudaVersion.current()
     renames = [(cuda, hip) for table in HOST_NAME_TABLES for cuda, hip, _ in read_table(TABLE_DIR / table)]
     (include / "cassc_cuda_names.h").write_text(names_header(version, renames))
+    tables = load_tables()
     for cuda_header, hip_header, _ in read_table(TABLE_DIR / "headers.tsv"):
         (include / cuda_header).parent.mkdir(parents=True, exist_ok=True)  # cub/block/...
-        (include / cuda_header).write_text(cuda_header_text(cuda_header, hip_header))
+        package = tables.package_for(cuda_header)
+        if package and not any((d / package.probe_header).is_file() for d in toolchain.library_include_dirs):
+            text = f'#error "cassc: <{cuda_header}> needs {package.name}: {package_hint(toolchain, package)}"\n'
+        else:
+            text = cuda_header_text(cuda_header, hip_header)
+        (include / cuda_header).write_text(text)
 
 
 def names_header(version: CudaVersion, renames: list[tuple[str, str]]) -> str:

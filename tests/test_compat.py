@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import gpu_targets, write
 
 
@@ -146,16 +148,84 @@ int main() { return counter; }
 
 
 def test_a_missing_rocm_library_is_one_line_naming_the_package(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "fft.cu", """\
+    """cuDNN -> MIOpen: no toolchain the tests run on has MIOpen."""
+    from cassc.toolchain import find_toolchain
+
+    if any((d / "miopen/miopen.h").is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip("this toolchain has MIOpen")
+    write(tmp_path / "dnn.cu", """\
 #include <cstdio>
-#include <cufft.h>
-int main() { cufftHandle plan; cufftPlan1d(&plan, 64, CUFFT_C2C, 1); }
+#include <cudnn.h>
+int main() { cudnnHandle_t handle; cudnnCreate(&handle); }
 """)
-    result = cassc("-c", "fft.cu", check=False)
+    result = cassc("-c", "dnn.cu", check=False)
     assert result.returncode == 1
+    # in the toolchain's own terms: the distribution's package, AMD's, or (Debian 12) a ROCm at all
+    hint = {"distro": "apt-get install libmiopen-dev",
+            "rocm": f"install MIOpen into the ROCm at {find_toolchain().root} (AMD's miopen-dev package), or "
+                    "point ROCM_PATH at a ROCm install that has it",
+            "debian": "install ROCm >= 6 with MIOpen, or point ROCM_PATH at a ROCm install that has it"}
     assert result.stderr.strip().splitlines() == [
-        "cassc fatal   : fft.cu:2: needs hipFFT (for cufft.h): install ROCm >= 6 with "
-        "hipFFT, or point ROCM_PATH at a ROCm install that has it"]
+        f"cassc fatal   : dnn.cu:2: needs MIOpen (for cudnn.h): {hint[find_toolchain().kind]}"]
+
+
+MATH_LIBRARY_PROGRAMS = {
+    "hipBLAS": ("cublas", """\
+#include <cublas_v2.h>
+#include <cuComplex.h>
+#include <cuda_fp16.h>
+int main() {
+  cublasHandle_t handle;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
+  float alpha = 1, beta = 0, *a = nullptr;
+  cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, 4, 4, 4, &alpha, a, 4, a, 4, &beta, a, 4);
+  cuComplex calpha = make_cuComplex(1, 0), *c = nullptr;
+  cublasCgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &calpha, c, 4, c, 4, &calpha, c, 4);
+  __half hone = __float2half(1.0f), *h = nullptr;
+  cublasHgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &hone, h, 4, 16, h, 4, 16, &hone, h, 4, 16, 2);
+  cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
+               a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasDestroy(handle);
+}
+"""),
+    "hipFFT": ("cufft", """\
+#include <cufft.h>
+int main() {
+  cufftHandle plan;
+  cufftComplex* data = nullptr;
+  if (cufftPlan1d(&plan, 64, CUFFT_C2C, 1) != CUFFT_SUCCESS) return 1;
+  cufftExecC2C(plan, data, data, CUFFT_FORWARD);
+  cufftDestroy(plan);
+}
+"""),
+    "hipSOLVER": ("cusolver", """\
+#include <cusolverDn.h>
+int main() {
+  cusolverDnHandle_t handle;
+  if (cusolverDnCreate(&handle) != CUSOLVER_STATUS_SUCCESS) return 1;
+  int work = 0;
+  double* a = nullptr;
+  cusolverDnDgetrf_bufferSize(handle, 4, 4, a, 4, &work);
+  cusolverDnDestroy(handle);
+}
+"""),
+}
+
+
+@pytest.mark.parametrize("package", sorted(MATH_LIBRARY_PROGRAMS))
+def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str, cassc, tmp_path: Path) -> None:
+    """cuBLAS (v2), cuFFT, cuSOLVER programs through hipBLAS/hipFFT/hipSOLVER: `-lcublas` is hipBLAS."""
+    from cassc.hipify.tables import load_tables
+    from cassc.toolchain import find_toolchain
+
+    library, source = MATH_LIBRARY_PROGRAMS[package]
+    [probe] = [p.probe_header for p in load_tables().packages if p.name == package]
+    if not any((d / probe).is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip(f"this toolchain has no {package}")
+    write(tmp_path / "main.cu", source)
+    cassc("main.cu", "-o", "app", f"-l{library}")
+    needed = subprocess.run(["readelf", "-d", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    assert f"lib{package.lower()}.so" in needed
 
 
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:

@@ -26,6 +26,9 @@ def broken_rocm(root: Path) -> Path:
     (root / "amdgcn" / "bitcode").symlink_to(debian.bitcode_dir)
     (root / "lib").mkdir()
     (root / "lib" / "libamdhip64.so").symlink_to(debian.hip_lib_dir / "libamdhip64.so")
+    if (debian.root / "share/hip").is_dir():  # clang >= 20 takes a tree as ROCm only with HIP's version file
+        (root / "share").mkdir()
+        (root / "share" / "hip").symlink_to(debian.root / "share/hip")
     return root
 
 

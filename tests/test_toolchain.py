@@ -1,5 +1,5 @@
-"""Toolchain discovery: a ROCm install is preferred over the Debian packages; device libraries for
-targets the install lacks are derived into cassc's data directory."""
+"""Toolchain discovery: an explicit choice wins, then a ROCm install, then a distribution's /usr; device
+libraries for targets the install lacks are derived into cassc's data directory."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from cassc.toolchain import find_toolchain, isa_constant, isa_number
+from cassc.toolchain import find_toolchain, isa_constant, isa_number, toolchain_at
 from conftest import gpu_targets, write
 
 
 def rocm_tree(root: Path) -> Path:
-    """A ROCm-layout install made of the real Debian toolchain's files (links, not copies)."""
+    """A ROCm-layout install made of the real toolchain's files (links, not copies)."""
     debian = find_toolchain.__wrapped__()
     (root / "llvm").mkdir(parents=True)
     (root / "llvm" / "bin").symlink_to(debian.clang.parent)
@@ -24,6 +24,9 @@ def rocm_tree(root: Path) -> Path:
     (root / "amdgcn" / "bitcode").symlink_to(debian.bitcode_dir)
     (root / "lib").mkdir()
     (root / "lib" / "libamdhip64.so").symlink_to(debian.hip_lib_dir / "libamdhip64.so")
+    if (debian.root / "share/hip").is_dir():  # clang >= 20 takes a tree as ROCm only with HIP's version file
+        (root / "share").mkdir()
+        (root / "share" / "hip").symlink_to(debian.root / "share/hip")
     return root
 
 
@@ -35,6 +38,47 @@ def test_rocm_path_is_preferred(cassc, tmp_path: Path) -> None:
     result = cassc("-v", "k.cu", "-o", "app", env={"ROCM_PATH": str(rocm)})
     assert f"--rocm-path={rocm}" in result.stderr and f"-Wl,-rpath,{rocm}/lib" in result.stderr
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+def test_an_explicit_choice_wins_and_must_hold_a_toolchain(cassc, tmp_path: Path) -> None:
+    """Two toolchains on one machine: CASSC_ROCM_PATH beats ROCM_PATH (a ROCm profile may set that one)."""
+    chosen, other = rocm_tree(tmp_path / "chosen"), rocm_tree(tmp_path / "other")
+    report = json.loads(cassc("doctor", "--json", env={"CASSC_ROCM_PATH": str(chosen), "ROCM_PATH": str(other)}).stdout)
+    assert report["toolchain"]["root"] == str(chosen) and report["problems"] == []
+    assert report["toolchain"]["clang_version"] == find_toolchain().clang_version
+    result = cassc("doctor", "--json", env={"ROCM_PATH": str(tmp_path)}, check=False)
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["problems"] == [
+        f"ROCM_PATH={tmp_path} holds no HIP toolchain (include/hip/hip_runtime.h and a clang: lib/llvm/bin/clang++, "
+        "or the clang named by bin/hipconfig); unset it or point it at a ROCm install"]
+
+
+def test_a_distributions_clang_comes_from_its_hip_metadata(tmp_path: Path) -> None:
+    """A /usr-style tree with HIP >= 6: the clang is the one hipconfig names, else the one whose resource
+    directory holds the device libraries. The tree's files are the real toolchain's (links)."""
+    found = find_toolchain.__wrapped__()
+    hip = tmp_path / "include" / "hip"
+    hip.mkdir(parents=True)
+    for entry in found.hip_include_dir.iterdir():
+        (hip / entry.name).symlink_to(entry)
+    (hip / "hip_version.h").unlink()
+    (hip / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 4\n"
+                                      "#define HIP_VERSION_PATCH 43484\n")
+    llvm = tmp_path / "lib" / f"llvm-{found.clang_version}"
+    (llvm / "lib" / "clang").mkdir(parents=True)
+    (llvm / "bin").symlink_to(found.clang.parent)
+    assert toolchain_at(tmp_path) is None  # no metadata names a clang
+    resource = llvm / "lib" / "clang" / found.clang_version
+    (resource / "amdgcn").mkdir(parents=True)
+    (resource / "amdgcn" / "bitcode").symlink_to(found.bitcode_dir)
+    by_device_libs = toolchain_at(tmp_path)
+    assert by_device_libs is not None and by_device_libs.kind == "distro" and by_device_libs.hip_version == "6.4.43484"
+    assert by_device_libs.clang == llvm / "bin" / "clang++"
+    (tmp_path / "bin").mkdir()
+    hipconfig = write(tmp_path / "bin" / "hipconfig", f"#!/bin/sh\n[ \"$1\" = --hipclangpath ] && printf %s {found.clang.parent}\n")
+    hipconfig.chmod(0o755)
+    by_hipconfig = toolchain_at(tmp_path)
+    assert by_hipconfig is not None and by_hipconfig.clang == found.clang.parent / "clang++"
 
 
 def test_doctor_names_what_is_missing(cassc, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ failed or came from the model is translated again, so a configured model, or a f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path

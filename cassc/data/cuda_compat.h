@@ -26,6 +26,11 @@
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__CASSC_CUDA_ARCH__)
 #define __CUDA_ARCH__ __CASSC_CUDA_ARCH__
 #endif
+/* rocThrust 6 takes __CUDA_ARCH__ for NVIDIA's device pass, where CUDA's libcu++ defines _CCCL_DEVICE
+ * (its THRUST_INLINE_CONSTANT uses it); rocThrust 5 does not use it. */
+#if defined(__CUDA_ARCH__) && !defined(_CCCL_DEVICE)
+#define _CCCL_DEVICE __device__
+#endif
 
 #if defined(__cplusplus)
 /* Managed variables: clang's HIP attribute, registered by HIP's runtime (__hipRegisterManagedVar). */
@@ -215,10 +220,12 @@ static inline hipError_t hipLaunchKernel(T* kernel, dim3 grid, dim3 block, void*
                                          hipStream_t stream = 0) {
   return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, shared_bytes, stream);
 }
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 declares this template itself */
 template <typename T>
 static inline hipError_t hipMallocPitch(T** pointer, size_t* pitch, size_t width, size_t height) {
   return hipMallocPitch(reinterpret_cast<void**>(pointer), pitch, width, height);
 }
+#endif
 /* cudaEventCreate(event, flags) is the C++ API's spelling of cudaEventCreateWithFlags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {
   return hipEventCreateWithFlags(event, flags);

@@ -2,7 +2,7 @@
 
 Each `tables/*.tsv` file has a `cuda<TAB>hip` header and one rename per line (`#` starts a comment).
 `headers.tsv` renames `#include` targets, `link-libraries.tsv` renames `-l` libraries, `packages.tsv`
-names the ROCm package a family of CUDA headers needs (a third `package` column), `inline-ptx.tsv`
+names the ROCm package a family of CUDA headers needs (`package` and `debian` columns), `inline-ptx.tsv`
 holds the inline PTX rules (`inline_ptx.py`); every other file renames identifiers. A CUDA name may appear in only one file.
 """
 
@@ -27,6 +27,7 @@ class LibraryPackage:
     include_prefix: str  # CUDA headers whose name starts with this belong to the library
     probe_header: str  # present in the toolchain's include directory when the package is installed
     name: str
+    debian_package: str  # its name in Debian 13+ and Ubuntu
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,12 @@ class RenameTables:
 
     def package_for(self, cuda_header: str) -> LibraryPackage | None:
         return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)
+
+    def package_of_table(self, table: str) -> LibraryPackage | None:
+        """The library an identifier table belongs to: `cublas.tsv` to the package of `cublas`, `cublasLt.tsv`
+        to that of `cublasLt.h` (names that exist only where that package is installed)."""
+        stem = Path(table).stem
+        return next((p for p in self.packages if p.include_prefix.removesuffix(".h").rstrip("/") == stem), None)
 
 
 def read_table(path: Path) -> list[tuple[str, str, int]]:
@@ -74,9 +81,9 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
             continue
         if path.name == PACKAGE_TABLE:
             for cuda, hip, number, extra in read_rows(path):
-                if not extra:
-                    raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip<TAB>package'")
-                packages.append(LibraryPackage(cuda, hip, extra[0]))
+                if len(extra) != 2:
+                    raise ValueError(f"{path}:{number}: expected 'cuda<TAB>hip<TAB>package<TAB>debian'")
+                packages.append(LibraryPackage(cuda, hip, *extra))
             continue
         target = {HEADER_TABLE: headers, LINK_LIBRARY_TABLE: link_libraries}.get(path.name, identifiers)
         for cuda, hip, number in read_table(path):

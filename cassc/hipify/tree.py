@@ -20,7 +20,7 @@ from cassc.errors import InputError
 from cassc.hipify.inline_ptx import rewrite_inline_ptx
 from cassc.hipify.member_calls import rewrite_member_calls
 from cassc.hipify.rewrite import rewrite_source
-from cassc.hipify.tables import RenameTables
+from cassc.hipify.tables import LibraryPackage, RenameTables
 from cassc.hipify.vector_operators import guard_builtin_vector_operators
 
 # Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
@@ -41,13 +41,12 @@ class MirroredFile:
 class MissingPackage:
     """An #include of a CUDA library header whose ROCm package the toolchain lacks."""
 
-    package: str
+    package: LibraryPackage
     header: str
     location: str  # user file:line
 
-    def message(self) -> str:
-        return (f"{self.location}: needs {self.package} (for {self.header}): install ROCm >= 6 with "
-                f"{self.package}, or point ROCM_PATH at a ROCm install that has it")
+    def message(self, install_hint: str) -> str:
+        return f"{self.location}: needs {self.package.name} (for {self.header}): {install_hint}"
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ def hipify_unit(
                 pending.append((found, None))
             package = tables.package_for(include.spelled) if found is None else None
             if package and not any((d / package.probe_header).is_file() for d in library_include_dirs):
-                missing.append(MissingPackage(package.name, include.spelled, f"{name}:{include.line}"))
+                missing.append(MissingPackage(package, include.spelled, f"{name}:{include.line}"))
 
     main_original = _absolute(cwd, source)
     return HipifiedUnit(

@@ -1,7 +1,7 @@
 /* cassc: <cuda_bf16.h> for HIP.
  *
- * HIP 5.2 has only `hip_bfloat16` (hip/hip_bfloat16.h), a different API with no paired type, so cassc
- * keeps CUDA's names and meaning: bfloat16 is the top half of an IEEE float; conversions from float
+ * HIP 6 has most of CUDA's API (below). HIP 5.2 has only `hip_bfloat16` (hip/hip_bfloat16.h), a
+ * different API with no paired type, so cassc keeps CUDA's names and meaning: bfloat16 is the top half of an IEEE float; conversions from float
  * round to nearest even (NaN stays NaN); arithmetic is done in float and rounded back, which is what
  * CUDA does on GPUs without native bf16 arithmetic. Host and device alike.
  */
@@ -11,6 +11,36 @@
 #include <cassc/packed_atomics.h>
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
+
+#if HIP_VERSION_MAJOR >= 6 && defined(__HIP__)
+/* HIP 6 has CUDA's bfloat16 API itself under HIP's type names (hip/hip_bf16.h, which other ROCm headers
+ * such as hipBLASLt's include too): CUDA's type names are those types. A host compiler (g++ on a .cpp
+ * including the stand-in toolkit's <cuda_bf16.h>) cannot compile HIP's header: it gets cassc's own. */
+#include <hip/hip_bf16.h>
+typedef __hip_bfloat16_raw __nv_bfloat16_raw;
+typedef __hip_bfloat162_raw __nv_bfloat162_raw;
+typedef __hip_bfloat16 __nv_bfloat16;
+typedef __hip_bfloat162 __nv_bfloat162;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat162 nv_bfloat162;
+/* CUDA's conversions that HIP 6.4 lacks (HIP's __float2bfloat16 rounds to nearest even). */
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) { return __float2bfloat16(a); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) {
+  unsigned int u;
+  __builtin_memcpy(&u, &a, sizeof u);
+  return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
+}
+__CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16(static_cast<float>(a)); }
+__CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16(static_cast<float>(a)); }
+__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
+__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return static_cast<int>(__bfloat162float(a)); }
+__CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
+__CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
+  return __nv_bfloat162(__float2bfloat16(a), __float2bfloat16(b));
+}
+__CASSC_BF16_FN __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
+__CASSC_BF16_FN __nv_bfloat162 __float2bfloat162_rn(float a) { return __floats2bfloat162_rn(a, a); }
+#else
 
 struct __nv_bfloat16_raw {
   unsigned short x;
@@ -168,6 +198,8 @@ __CASSC_BF16_FN bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) {
 __CASSC_BF16_FN bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
 __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
+
+#endif /* HIP_VERSION_MAJOR >= 6 && __HIP__ */
 
 #if defined(__HIP__)
 static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {

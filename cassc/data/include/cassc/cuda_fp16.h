@@ -3,6 +3,7 @@
  * these host versions sit beside HIP's device ones and each side picks its own. Host arithmetic is
  * done in float and rounded to nearest even, as CUDA's host path does. */
 #pragma once
+#include <hip/hip_version.h>
 #include <hip/hip_fp16.h>
 #include <cassc/packed_atomics.h>
 
@@ -10,6 +11,7 @@
 #if defined(__HIP__)
 
 #define __CASSC_FP16_HOST static __host__ inline
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 declares __half's operators, these functions and __hmax/__hmin __host__ __device__ */
 #define __CASSC_HALF_BINARY(op, name)                                                          \
   __host__ inline __half operator op(const __half& a, const __half& b) {                        \
     return __float2half(__half2float(a) op __half2float(b));                                  \
@@ -40,9 +42,6 @@ __CASSC_HALF_COMPARE(>=, __hge)
 
 __host__ inline __half operator-(const __half& a) { return __float2half(-__half2float(a)); }
 __CASSC_FP16_HOST __half __hneg(__half a) { return -a; }
-__CASSC_FP16_HOST __half __hfma(__half a, __half b, __half c) {
-  return __float2half(__builtin_fmaf(__half2float(a), __half2float(b), __half2float(c)));
-}
 /* HIP 5.2 has no __hmax/__hmin at all. CUDA returns the other operand when one is NaN. */
 static __host__ __device__ inline __half __hmax(__half a, __half b) {
   float x = __half2float(a), y = __half2float(b);
@@ -51,6 +50,10 @@ static __host__ __device__ inline __half __hmax(__half a, __half b) {
 static __host__ __device__ inline __half __hmin(__half a, __half b) {
   float x = __half2float(a), y = __half2float(b);
   return x != x ? b : (y != y ? a : (x < y ? a : b));
+}
+#endif /* HIP_VERSION_MAJOR < 6 */
+__CASSC_FP16_HOST __half __hfma(__half a, __half b, __half c) {
+  return __float2half(__builtin_fmaf(__half2float(a), __half2float(b), __half2float(c)));
 }
 static __host__ __device__ inline __half2 __hmax2(__half2 a, __half2 b) {
   return __halves2half2(__hmax(__low2half(a), __low2half(b)), __hmax(__high2half(a), __high2half(b)));
