@@ -80,10 +80,11 @@ def test_cuda_named_entry_points_jump_to_hip(toolkit: Path, tmp_path: Path) -> N
     assert run_program(static).stdout == "status 100\n"
 
 
-def test_driver_api_through_libcuda_stub(toolkit: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("directory", ["lib64/stubs", "lib64"])  # Makefiles link -L$CUDA_PATH/lib64 -lcuda
+def test_driver_api_through_libcuda(directory: str, toolkit: Path, tmp_path: Path) -> None:
     source = write(tmp_path / "driver.cpp", '#include <cuda.h>\n#include <cstdio>\n'
                    'int main() { CUresult r = cuInit(0); std::printf("cuInit %d\\n", (int)r); return 0; }\n')
-    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64/stubs", "-lcuda",
+    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/{directory}", "-lcuda",
                     "-o", str(tmp_path / "driver")], check=True)
     ran = run_program(tmp_path / "driver")
     assert ran.returncode == 0 and ran.stdout.startswith("cuInit ")
