@@ -230,12 +230,13 @@ def _write_cuda_libraries(lib64: Path, toolchain: Toolchain) -> None:
     """lib<library>.so and lib<library>_static.a for every CUDA library of TOOLKIT_LIBRARY_TABLE: the HIP
     library link-libraries.tsv names where it is installed, else a link that stops with what is missing."""
     renames = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
-    for cuda, package, _ in read_table(TOOLKIT_LIBRARY_TABLE):
+    for cuda, package, _, older in read_rows(TOOLKIT_LIBRARY_TABLE):
         if package == "empty":
             run([str(toolchain.archiver), "qc", str(lib64 / f"lib{cuda}.a")])
             continue
-        installed = toolchain.hip_lib_dir / f"lib{renames[cuda]}.so" if cuda in renames else None
-        if package != "none" and installed is not None and installed.exists():
+        candidates = [toolchain.hip_lib_dir / f"lib{hip}.so" for hip in [renames.get(cuda), *older] if hip]
+        installed = next((path for path in candidates if path.exists()), None)
+        if package != "none" and installed is not None:
             (lib64 / f"lib{cuda}.so").symlink_to(installed)
             (lib64 / f"lib{cuda}_static.a").write_text(linker_script(installed, ()))
         else:

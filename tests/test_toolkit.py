@@ -151,3 +151,16 @@ def test_openmp_host_code_links_with_gcc_as_cmake_links_it(cassc, toolkit: Path,
     by_cassc = tmp_path / "by_cassc"
     cassc("-ccbin", "g++", "-Xcompiler", "-fopenmp", str(obj), "-o", str(by_cassc))
     assert run_program(by_cassc).stdout == "sum 5050 threads 1\n"
+
+
+def test_nvrtc_over_hiprtc(toolkit: Path, tmp_path: Path) -> None:
+    """<nvrtc.h> and -lnvrtc, as a program that compiles kernels at run time uses them: hipRTC's, which
+    HIP 5.2 keeps in libamdhip64 (ROCm >= 5.3: libhiprtc). Creating a program needs no GPU."""
+    source = write(tmp_path / "rtc.cpp", '#include <nvrtc.h>\n#include <cstdio>\nint main() {\n'
+                   '  nvrtcProgram program;\n'
+                   '  nvrtcResult r = nvrtcCreateProgram(&program, "__global__ void k() {}", "k.cu", 0, nullptr, nullptr);\n'
+                   '  size_t size = 0;\n  if (r == NVRTC_SUCCESS) nvrtcGetProgramLogSize(program, &size);\n'
+                   '  nvrtcDestroyProgram(&program);\n  std::printf("%d\\n", (int)r);\n  return 0;\n}\n')
+    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64", "-lnvrtc",
+                    "-o", str(tmp_path / "rtc")], check=True)
+    assert run_program(tmp_path / "rtc").stdout == "0\n"
