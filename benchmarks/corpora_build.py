@@ -245,9 +245,19 @@ def build_corpus(args: argparse.Namespace) -> None:
             save(args.state, args.corpus, variant, cached)
 
 
+# Failure classes finer than hecbench_build.classify's, from a cassc build's first error.
+FAILURE_CLASSES = (
+    (re.compile(r"no member named '\w+' in 'hipDeviceProp_t'"), "legacy cudaDeviceProp field HIP 5.2 lacks"),
+    (re.compile(r"undeclared identifier 'cuda(GL|EGL|Graphics|VDPAU)\w*'"), "graphics interop API HIP 5.2 lacks"),
+    (re.compile(r"no matching function for call to 'hip\w+'"),
+     "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
+)
+
+
 def failure_class(build: Build) -> str:
-    if re.search(r"\bneeds (MPI|OpenCL)\b", build.first_error):
-        return build.first_error
+    for pattern, name in FAILURE_CLASSES:
+        if pattern.search(build.first_error):
+            return name
     return classify(build)
 
 
@@ -265,8 +275,8 @@ def report(args: argparse.Namespace) -> None:
             continue
         rows = []
         for program in sorted(cassc):
-            reference = Build(**{k: v for k, v in nvcc[program]["build"].items() if k != "variant"}) if program in nvcc else None
-            build = Build(**{k: v for k, v in cassc[program]["build"].items() if k != "variant"})
+            reference = Build(**nvcc[program]["build"]) if program in nvcc else None
+            build = Build(**cassc[program]["build"])
             removed_only = reference is not None and not reference.ok and bool(REMOVED_FROM_CUDA.search(reference.log_tail))
             in_reach = reference is not None and (reference.ok or removed_only)
             rows.append((program, reference, build, in_reach, removed_only))
@@ -334,7 +344,8 @@ def device(args: argparse.Namespace) -> None:
     for program in json.loads((carry / "manifest.json").read_text()):
         result = verify.Result(program)
         source = carry / "book" / f"{program}.cu"
-        for variant, compiler in (("original", NVCC), ("translated", str(work / "bin" / "cassc-nvidia"))):
+        nvcc = shutil.which("nvcc", path=env.get("PATH")) or NVCC
+        for variant, compiler in (("original", nvcc), ("translated", str(work / "bin" / "cassc-nvidia"))):
             output = source.with_name(f"{source.stem}.{variant}")
             ok, log, _ = run_logged([compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
                                     source.parent, env, verify.BUILD_TIMEOUT_S)
