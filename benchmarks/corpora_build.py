@@ -267,7 +267,13 @@ def report(args: argparse.Namespace) -> None:
            "- command: `python benchmarks/corpora_build.py CORPUS CHECKOUT` for each corpus, then "
            "`python benchmarks/corpora_build.py report`",
            "- in reach: nvcc 13 (/usr/local/cuda) builds it here, or fails only on API CUDA removed and HIP keeps "
-           "(counted as a cassc win); cassc builds for gfx1100 after `eval \"$(cassc env)\"`", ""]
+           "(counted as a cassc win); cassc builds for gfx1100 after `eval \"$(cassc env)\"`",
+           "- \"removed API\" is read from nvcc's first error (texture references, `cudaThread*`, legacy "
+           "`cudaDeviceProp` fields...): nvcc stops at the first file it cannot compile, so such a program is in "
+           "reach on that evidence",
+           "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
+           "data sets are not in the repository, so its programs are not run on the GPU",
+           "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
         nvcc, cassc = load(args.state, corpus, "nvcc"), load(args.state, corpus, "cassc")
