@@ -164,3 +164,15 @@ def test_nvrtc_over_hiprtc(toolkit: Path, tmp_path: Path) -> None:
     subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64", "-lnvrtc",
                     "-o", str(tmp_path / "rtc")], check=True)
     assert run_program(tmp_path / "rtc").stdout == "0\n"
+
+
+def test_cassc_links_cuda_libraries_through_the_stand_in_toolkit(cassc, toolkit: Path, tmp_path: Path) -> None:
+    """`cassc ... -lnvrtc` links hipRTC wherever HIP keeps it; `-lcublas` without hipBLAS stops with the
+    toolkit's one line naming the package, not "cannot find -lhipblas"."""
+    write(tmp_path / "main.cpp", "int main() { return 0; }\n")
+    cassc("main.cpp", "-lnvrtc", "-o", "with_nvrtc")
+    failed = cassc("main.cpp", "-lcublas", "-o", "with_cublas", check=False)
+    if (toolkit / "lib64" / "libcublas.so").is_symlink():
+        pytest.skip("hipBLAS is installed here")
+    assert failed.returncode != 0
+    assert "cassc: -lcublas needs hipBLAS (for libcublas)" in failed.stderr
