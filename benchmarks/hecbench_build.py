@@ -73,7 +73,7 @@ OUT_OF_REACH_PATTERNS = {
     "nvc++ (not nvcc)": re.compile(r"^\s*CC\s*[:?]?=\s*nvc\+\+", re.MULTILINE),
 }
 FIRST_ERROR = re.compile(
-    r"(cassc fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
+    r"((?:cassc|nvcc) fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
     r"Traceback .*|.*No rule to make target.*)")
 NEEDS_LIBRARY = re.compile(r"cassc fatal\s*:.*\bneeds (\S+) \(for ")
 

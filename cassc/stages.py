@@ -31,7 +31,7 @@ from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
 from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
 from cassc.invocation import InputKind, Invocation
-from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs
+from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
 
 if TYPE_CHECKING:  # pyelftools is imported only by builds that link
     from cassc.formats.host_object import HostObject
@@ -477,10 +477,15 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     flags += list(inv.host_compiler_options)
     flags += [f"-L{d}" for d in inv.library_dirs]
     flags += list(toolkit_library_dirs())
+    toolkit_lib64 = toolkit_root() / "lib64"
     for library in inv.libraries:
         hip = renames.get(library, library)
-        if hip != "amdhip64":
-            flags.append(f"-l{hip}")
+        if hip == "amdhip64":
+            continue
+        # The stand-in toolkit's lib<cuda>.so is that HIP library where it is installed, else the library
+        # that holds its API (hipRTC in HIP 5.2's libamdhip64) or a link that stops with what is missing.
+        installed = hip_library_installed(toolchain, hip)
+        flags.append(f"-l{library}" if not installed and (toolkit_lib64 / f"lib{library}.so").exists() else f"-l{hip}")
     for option in inv.host_linker_options:
         flags += ["-Xlinker", option]
     flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]
@@ -494,6 +499,10 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
             flags.append(f"-Wl,-rpath,{toolchain.openmp_runtime.parent}")
     flags.append("-Wno-unused-command-line-argument")
     return flags
+
+
+def hip_library_installed(toolchain: tools.Toolchain, name: str) -> bool:
+    return any((toolchain.hip_lib_dir / f"lib{name}{suffix}").exists() for suffix in (".so", ".a"))
 
 
 def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:

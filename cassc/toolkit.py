@@ -7,11 +7,13 @@ install, built from `shims/` and the rename tables into cassc's data directory.
     lib64/libcudart.so.12            ELF libraries in which every CUDA entry point whose HIP twin
     lib64/libcuda.so.1                 libamdhip64 exports is a jump to it (runtime.tsv, driver.tsv)
     lib64/libcudart.so               linker scripts: the HIP runtime, plus the library above as needed
-    lib64/stubs/libcuda.so
+    lib64/stubs/libcuda.so, libcuda.so
     lib64/libcudart_static.a         a linker script: libcassc_cudart_jumps.a, the jumps as an archive (and
     lib64/libcassc_cudart_jumps.a      libomp as needed); libcudadevrt.a is empty (device code is linked
     lib64/libcudadevrt.a               by cassc's device link)
-    lib64/lib<cuda library>.so       links to the HIP library link-libraries.tsv names, where it is installed
+    lib64/lib<cuda library>.so       for each library of shims/toolkit/libraries.tsv: a link to the HIP library
+    lib64/lib<cuda library>_static.a   link-libraries.tsv names, where it is installed; else a linker script
+                                       that stops the link with "needs <ROCm package>" (CMake still configures)
     lib64/libcassc_cudart.a          the runtime of nvcc-built objects (the binary path): the shim
                                        (registration and launch ABI on HIP's module API) and an entry for
                                        every other CUDA runtime function (shims/runtime/cudart-api.tsv:
@@ -58,6 +60,8 @@ SHARED_RUNTIME_DIR = "cassc-run"
 NVIDIA_CUDART_MAJORS = (12, 13)
 # Every CUDA runtime API function and what the shim runtime does for it (see the table's header).
 CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
+# Every library a CUDA toolkit's lib64/ has that FindCUDAToolkit makes a CUDA:: target of, and its ROCm package.
+TOOLKIT_LIBRARY_TABLE = SHIMS_DIR / "toolkit" / "libraries.tsv"
 NOT_SUPPORTED = 801  # cudaErrorNotSupported
 PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
@@ -222,11 +226,39 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
     _shim_runtime(runtime, driver, work, lib64, toolchain, exported)
-    for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv"):
-        installed = toolchain.hip_lib_dir / f"lib{hip}.so"
-        if hip != "amdhip64" and installed.exists():
-            (lib64 / f"lib{cuda}.so").symlink_to(installed)
+    # Makefiles link the driver API with -L$CUDA_PATH/lib64 -lcuda: the NVIDIA driver's library, which no
+    # AMD machine has.
+    (lib64 / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
+    _write_cuda_libraries(lib64, toolchain)
     shutil.rmtree(work)
+
+
+def _write_cuda_libraries(lib64: Path, toolchain: Toolchain) -> None:
+    """lib<library>.so and lib<library>_static.a for every CUDA library of TOOLKIT_LIBRARY_TABLE: the HIP
+    library link-libraries.tsv names where it is installed, else a link that stops with what is missing."""
+    renames = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
+    for cuda, package, _, older in read_rows(TOOLKIT_LIBRARY_TABLE):
+        if package == "empty":
+            run([str(toolchain.archiver), "qc", str(lib64 / f"lib{cuda}.a")])
+            continue
+        candidates = [toolchain.hip_lib_dir / f"lib{hip}.so" for hip in [renames.get(cuda), *older] if hip]
+        installed = next((path for path in candidates if path.exists()), None)
+        if package != "none" and installed is not None:
+            (lib64 / f"lib{cuda}.so").symlink_to(installed)
+            (lib64 / f"lib{cuda}_static.a").write_text(linker_script(installed, ()))
+        else:
+            for name in (f"lib{cuda}.so", f"lib{cuda}_static.a"):
+                (lib64 / name).write_text(missing_library_script(cuda, package))
+
+
+def missing_library_script(library: str, package: str) -> str:
+    """A linker script that stops any link that names it (GNU ld and lld) with one line."""
+    if package == "none":
+        message = f"cassc: -l{library} needs NVIDIA's {library}, which has no ROCm counterpart"
+    else:
+        message = (f"cassc: -l{library} needs {package} (for lib{library}): install ROCm >= 6 with {package}, "
+                   "or point ROCM_PATH at a ROCm install that has it")
+    return f'/* cassc: {library} is not available here */\nASSERT(0, "{message}")\n'
 
 
 def _shim_runtime(runtime: list[tuple[str, str]], driver: list[tuple[str, str]], work: Path, lib64: Path,

@@ -91,3 +91,37 @@ def test_toolchain_file_and_env_choose_the_stand_in_toolkit(cmake_env: dict[str,
     toolkit = configured.stdout.rsplit("CUDA_PATH=", 1)[1].strip()
     assert f"nvcc={toolkit}/bin/nvcc cudart={toolkit}/lib64/libcudart.so" in configured.stdout
     assert "The CUDA compiler identification is NVIDIA" in configured.stdout
+
+
+# Every imported target CMake 3.25's FindCUDAToolkit defines from a real toolkit (CUDA::nvJitLink is 3.26's).
+TOOLKIT_TARGETS = ("cuda_driver", "cudart", "cudart_static", "culibos", "cublas", "cublasLt", "cufft", "cufftw",
+                   "curand", "cusolver", "cusparse", "nvrtc", "nvml", "nvToolsExt", "nvtx3",
+                   "nppc", "npps", "nvjpeg", "cublas_static", "curand_static", "cusparse_static")
+
+
+def test_find_cuda_toolkit_defines_every_target_and_only_a_missing_library_fails(cmake_env: dict[str, str],
+                                                                                tmp_path: Path) -> None:
+    """No hipBLAS here: CUDA::cublas is still a target, so the project configures; the program that links
+    it fails at its link step with one line naming hipBLAS, and the others build."""
+    cmake = cmake_program("cmake-3.25")
+    kernel = "__global__ void k(int* p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n"
+    for name in ("uses_blas", "uses_rand", "plain"):
+        write(tmp_path / f"{name}.cu", kernel)
+    write(tmp_path / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+          "find_package(CUDAToolkit REQUIRED)\n"
+          f"foreach(t {' '.join(TOOLKIT_TARGETS)})\n"
+          '  if(NOT TARGET CUDA::${t})\n    message(FATAL_ERROR "no CUDA::${t}")\n  endif()\nendforeach()\n'
+          "add_executable(uses_blas uses_blas.cu)\ntarget_link_libraries(uses_blas CUDA::cublas)\n"
+          "add_executable(uses_rand uses_rand.cu)\ntarget_link_libraries(uses_rand CUDA::curand CUDA::nvtx3)\n"
+          "add_executable(plain plain.cu)\ntarget_link_libraries(plain CUDA::cudart CUDA::cuda_driver)\n")
+    script = ('eval "$(cassc env)" && "$1" -S . -B build -G Ninja '
+              '-DCMAKE_TOOLCHAIN_FILE="$CUDA_PATH/cmake/cassc-toolchain.cmake" && "$1" --build build -- -k 0')
+    built = subprocess.run(["sh", "-c", script, "sh", str(cmake)], cwd=tmp_path, env=cmake_env, capture_output=True,
+                           text=True, timeout=600)
+    log = built.stdout + built.stderr
+    assert "Generating done" in log, log
+    assert built.returncode != 0
+    assert (tmp_path / "build" / "plain").is_file() and (tmp_path / "build" / "uses_rand").is_file(), log
+    assert not (tmp_path / "build" / "uses_blas").exists()
+    assert "cassc: -lcublas needs hipBLAS (for libcublas)" in log
+    assert [line for line in log.splitlines() if line.startswith("FAILED: ")] == ["FAILED: uses_blas "]

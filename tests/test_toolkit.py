@@ -84,10 +84,11 @@ def test_cuda_named_entry_points_jump_to_hip(toolkit: Path, tmp_path: Path) -> N
     assert run_program(static).stdout == "status 100\n"
 
 
-def test_driver_api_through_libcuda_stub(toolkit: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("directory", ["lib64/stubs", "lib64"])  # Makefiles link -L$CUDA_PATH/lib64 -lcuda
+def test_driver_api_through_libcuda(directory: str, toolkit: Path, tmp_path: Path) -> None:
     source = write(tmp_path / "driver.cpp", '#include <cuda.h>\n#include <cstdio>\n'
                    'int main() { CUresult r = cuInit(0); std::printf("cuInit %d\\n", (int)r); return 0; }\n')
-    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64/stubs", "-lcuda",
+    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/{directory}", "-lcuda",
                     "-o", str(tmp_path / "driver")], check=True)
     ran = run_program(tmp_path / "driver")
     assert ran.returncode == 0 and ran.stdout.startswith("cuInit ")
@@ -178,3 +179,28 @@ def test_openmp_host_code_links_with_gcc_as_cmake_links_it(cassc, toolkit: Path,
     by_cassc = tmp_path / "by_cassc"
     cassc("-ccbin", "g++", "-Xcompiler", "-fopenmp", str(obj), "-o", str(by_cassc))
     assert run_program(by_cassc).stdout == "sum 5050 threads 1\n"
+
+
+def test_nvrtc_over_hiprtc(toolkit: Path, tmp_path: Path) -> None:
+    """<nvrtc.h> and -lnvrtc, as a program that compiles kernels at run time uses them: hipRTC's, which
+    HIP 5.2 keeps in libamdhip64 (ROCm >= 5.3: libhiprtc). Creating a program needs no GPU."""
+    source = write(tmp_path / "rtc.cpp", '#include <nvrtc.h>\n#include <cstdio>\nint main() {\n'
+                   '  nvrtcProgram program;\n'
+                   '  nvrtcResult r = nvrtcCreateProgram(&program, "__global__ void k() {}", "k.cu", 0, nullptr, nullptr);\n'
+                   '  size_t size = 0;\n  if (r == NVRTC_SUCCESS) nvrtcGetProgramLogSize(program, &size);\n'
+                   '  nvrtcDestroyProgram(&program);\n  std::printf("%d\\n", (int)r);\n  return 0;\n}\n')
+    subprocess.run(["g++", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64", "-lnvrtc",
+                    "-o", str(tmp_path / "rtc")], check=True)
+    assert run_program(tmp_path / "rtc").stdout == "0\n"
+
+
+def test_cassc_links_cuda_libraries_through_the_stand_in_toolkit(cassc, toolkit: Path, tmp_path: Path) -> None:
+    """`cassc ... -lnvrtc` links hipRTC wherever HIP keeps it; `-lcublas` without hipBLAS stops with the
+    toolkit's one line naming the package, not "cannot find -lhipblas"."""
+    write(tmp_path / "main.cpp", "int main() { return 0; }\n")
+    cassc("main.cpp", "-lnvrtc", "-o", "with_nvrtc")
+    failed = cassc("main.cpp", "-lcublas", "-o", "with_cublas", check=False)
+    if (toolkit / "lib64" / "libcublas.so").is_symlink():
+        pytest.skip("hipBLAS is installed here")
+    assert failed.returncode != 0
+    assert "cassc: -lcublas needs hipBLAS (for libcublas)" in failed.stderr

@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""Build rate on corpora cassc was never tuned to: Parboil, SHOC and the CUDA by Example book code.
+
+Each corpus is built as its own users build it, unmodified, in a scratch copy (the checkout is never
+written to), twice:
+
+  nvcc   the CUDA original with the real nvcc 13 (/usr/local/cuda), which decides what is in reach;
+  cassc  the same build after `eval "$(cassc env)"`: the stand-in toolkit's `nvcc` (cassc, gfx1100)
+         comes first on PATH and CUDA_PATH/CUDA_HOME name the stand-in toolkit.
+
+  parboil  (github.com/yuhc/gpu-parboil) the `parboil compile BENCH VERSION` driver is Python 2, which
+           is not here, so this runs the one command it runs for every `src/cuda*` version:
+           `make -f common/mk/Makefile default SRCDIR=src/V BUILDDIR=build/V_default BIN=... PARBOIL_ROOT=...
+           PLATFORM=default BUILD=V` in the benchmark's directory, with CUDAHOME=$CUDA_PATH.
+  shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi
+           CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
+           set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
+  book     (github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-) every `.cu` as the
+           book builds it, `nvcc -o PROGRAM PROGRAM.cu` in its chapter directory, with
+           `-lGL -lGLU -lglut` for the programs that include the book's OpenGL helpers.
+
+"In reach" = the nvcc build succeeds, or fails only on an API CUDA removed that HIP still has (a cassc
+win). Results are kept in --state keyed by a digest of the program's sources (and of cassc's own files
+for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
+
+    .venv/bin/python benchmarks/corpora_build.py parboil /work/corpora/parboil
+    .venv/bin/python benchmarks/corpora_build.py report      # writes benchmarks/results/corpora-build.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hecbench_build import (Build, cassc_fingerprint, classify, directory_digest,  # noqa: E402
+                            environment_of_cassc_env, first_error)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS = REPO_ROOT / "benchmarks" / "results" / "corpora-build.md"
+DEFAULT_STATE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cassc-benchmarks" / "corpora"
+NVCC = "/usr/local/cuda/bin/nvcc"
+CORPORA = {
+    "parboil": "github.com/yuhc/gpu-parboil",
+    "shoc": "github.com/vetter/shoc",
+    "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
+}
+SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
+BOOK_GL_HELPERS = re.compile(r'#\s*include\s*"[^"]*(gl_helper|cpu_bitmap|cpu_anim|gpu_anim)\.h"')
+# nvcc errors on API that CUDA removed while HIP keeps it (texture references, legacy thread calls...):
+# such a program is in reach, and building it is a cassc win.
+REMOVED_FROM_CUDA = re.compile(
+    r"\b(texture|cudaBindTexture\w*|cudaUnbindTexture|tex1Dfetch|tex[123]D|cudaThread\w+|"
+    r"cudaMemcpy(To|From)Array\w*|surface|cudaBindSurface\w*|__shfl|__any|__all|__ballot)\b.*"
+    r"(undefined|not declared|no template|deprecated|undeclared|is not a template)"
+    r"|(undefined|not declared|undeclared|no template|is not a template)[^\n]*\b(texture|cudaBindTexture\w*|"
+    r"cudaUnbindTexture|tex1Dfetch|tex[123]D|cudaThread\w+|surface|__shfl|__any|__all|__ballot)\b"
+    r"|class \"cudaDeviceProp\" has no member")  # legacy fields CUDA 13 dropped (clockRate...)
+
+
+def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[bool, str, float]:
+    started = time.perf_counter()
+    try:
+        completed = subprocess.run(command, cwd=cwd, env=env, shell=isinstance(command, str), capture_output=True,
+                                   text=True, errors="replace", timeout=timeout)
+        return completed.returncode == 0, completed.stdout + completed.stderr, time.perf_counter() - started
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {timeout:.0f} s", time.perf_counter() - started
+
+
+def environment(variant: str, cassc: str, scratch: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
+    if variant == "cassc":
+        return environment_of_cassc_env(cassc, env)
+    env.update(CUDA_PATH="/usr/local/cuda", CUDA_HOME="/usr/local/cuda",
+               PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}")
+    return env
+
+
+# ------------------------------------------------------------------------------------------------
+# the corpora: each names its programs (with the directory its sources are in) and builds one
+
+def parboil_programs(root: Path) -> dict[str, Path]:
+    return {f"{d.parent.parent.name}/{d.name}": d for d in sorted(root.glob("benchmarks/*/src/cuda*"))
+            if (d / "Makefile").is_file()}
+
+
+# Parboil's Makefiles name GPU architectures nvcc 13 no longer knows (compute_12, compute_20): nvcc stops
+# before compiling anything. The nvcc reference then runs again through this wrapper, which asks for the
+# oldest one it knows, to learn whether the code itself builds (cassc takes any architecture).
+DROPPED_ARCH = "Unsupported gpu architecture"
+NVCC_NEWER_ARCH = """#!/bin/bash
+args=()
+for a in "$@"; do
+  case "$a" in
+    -arch=compute_[1-7]?|-arch=sm_[1-7]?) args+=(-arch=sm_80) ;;
+    compute_[1-7]?|sm_[1-7]?) args+=(sm_80) ;;
+    *) args+=("$a") ;;
+  esac
+done
+exec /usr/local/cuda/bin/nvcc "${args[@]}"
+"""
+
+
+def build_parboil(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    build = build_parboil_with(root, program, env, timeout, [])
+    if build.ok or DROPPED_ARCH not in build.log_tail or env["CUDA_PATH"] != "/usr/local/cuda":
+        return build
+    wrapper = root / "nvcc-newer-arch"
+    wrapper.write_text(NVCC_NEWER_ARCH)
+    wrapper.chmod(0o755)
+    again = build_parboil_with(root, program, env, timeout, [f"CUDACC={wrapper}", f"CUDALINK={wrapper}"])
+    return Build(program, "", again.ok, build.seconds + again.seconds,
+                 f"{DROPPED_ARCH} (with -arch=sm_80: {'ok' if again.ok else again.first_error})",
+                 build.log_tail[-1500:] + again.log_tail[-4500:])
+
+
+def build_parboil_with(root: Path, program: str, env: dict[str, str], timeout: float, extra: list[str]) -> Build:
+    benchmark, version = program.split("/")
+    directory = root / "benchmarks" / benchmark
+    builddir = f"build/{version}_default"
+    shutil.rmtree(directory / builddir, ignore_errors=True)
+    command = ["make", "-j1", "-f", str(root / "common" / "mk" / "Makefile"), "default", f"SRCDIR=src/{version}",
+               f"BUILDDIR={builddir}", f"BIN={builddir}/{benchmark}.x", f"PARBOIL_ROOT={root}",
+               "PLATFORM=default", f"BUILD={version}", f"CUDAHOME={env['CUDA_PATH']}", *extra]
+    ok, log, seconds = run_logged(command, directory, env, timeout)
+    ok = ok and (directory / builddir / f"{benchmark}.x").is_file()
+    return Build(program, "", ok, seconds, "" if ok else first_error(log), log[-6000:])
+
+
+def shoc_programs(root: Path) -> dict[str, Path]:
+    programs = {}
+    for makefile in sorted((root / "src" / "cuda").rglob("Makefile.am")):
+        if {"epmpi", "tpmpi"} & set(makefile.parts):
+            continue
+        for line in makefile.read_text().splitlines():
+            match = re.match(r"\s*\w+_PROGRAMS\s*=\s*(.+)", line)
+            if match:
+                for name in match.group(1).split():
+                    programs[f"{makefile.parent.relative_to(root / 'src' / 'cuda')}/{name}"] = makefile.parent
+    return programs
+
+
+def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: float) -> dict[str, Build]:
+    """One configure and one `make -k` for the whole suite; each program's error is the first error in
+    the make output of its directory."""
+    configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", f"CUDA_CPPFLAGS={SHOC_ARCH}"]
+    ok, log, seconds = run_logged(configure, root, env, timeout)
+    if not ok:
+        error = f"configure: {first_error(log)}"
+        return {p: Build(p, "", False, 0.0, error, log[-6000:]) for p in programs}
+    ok, log, seconds = run_logged(["make", "-k", "-j1"], root, env, timeout * 4)
+    chunks: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in log.splitlines():
+        entering = re.search(r"Entering directory '([^']+)'", line)
+        if entering:
+            current = chunks.setdefault(entering.group(1), [])
+        current.append(line)
+    results = {}
+    for program in programs:
+        directory = root / "src" / "cuda" / Path(program).parent
+        built = (directory / Path(program).name).is_file()
+        text = "\n".join(chunks.get(str(directory), []))
+        results[program] = Build(program, "", built, seconds / max(1, len(programs)),
+                                 "" if built else first_error(text) or "not built", text[-6000:])
+    return results
+
+
+def book_programs(root: Path) -> dict[str, Path]:
+    return {str(p.relative_to(root).with_suffix("")): p.parent for p in sorted(root.glob("*/*.cu"))}
+
+
+def build_book(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    source = root / f"{program}.cu"
+    libraries = ["-lGL", "-lGLU", "-lglut"] if BOOK_GL_HELPERS.search(source.read_text(errors="replace")) else []
+    output = source.with_suffix("")
+    output.unlink(missing_ok=True)
+    ok, log, seconds = run_logged(["nvcc", "-o", output.name, source.name, *libraries], source.parent, env, timeout)
+    ok = ok and output.is_file()
+    return Build(program, "", ok, seconds, "" if ok else first_error(log), log[-6000:])
+
+
+PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs}
+
+
+# ------------------------------------------------------------------------------------------------
+
+def load(state: Path, corpus: str, variant: str) -> dict[str, dict]:
+    path = state / f"{corpus}-{variant}.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def save(state: Path, corpus: str, variant: str, entries: dict[str, dict]) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    temporary = state / f".{corpus}-{variant}.json.tmp"
+    temporary.write_text(json.dumps(entries, indent=1))
+    temporary.replace(state / f"{corpus}-{variant}.json")
+
+
+def build_corpus(args: argparse.Namespace) -> None:
+    root = args.checkout.resolve()
+    programs = PROGRAMS[args.corpus](root)
+    if args.only:
+        programs = {p: d for p, d in programs.items() if re.search(args.only, p)}
+    fingerprint = cassc_fingerprint()
+    for variant in args.variants.split(","):
+        cached = load(args.state, args.corpus, variant)
+        digests = {p: directory_digest(d) + (fingerprint if variant == "cassc" else "") for p, d in programs.items()}
+        todo = [p for p in programs if cached.get(p, {}).get("digest") != digests[p]]
+        cached = {p: e for p, e in cached.items() if p in programs}
+        if not todo:
+            continue
+        with tempfile.TemporaryDirectory(prefix=f"corpora-{args.corpus}-") as scratch:
+            tree = Path(scratch) / "tree"
+            shutil.copytree(root, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+            env = environment(variant, args.cassc, Path(scratch))
+            if args.corpus == "shoc":
+                built = build_shoc(tree, todo, env, args.timeout)
+            else:
+                builder = build_parboil if args.corpus == "parboil" else build_book
+                built = {}
+                for index, program in enumerate(todo, 1):
+                    built[program] = builder(tree, program, env, args.timeout)
+                    build = built[program]
+                    print(f"[{args.corpus} {variant} {index}/{len(todo)}] {program}: "
+                          f"{'ok' if build.ok else 'FAIL ' + build.first_error[:120]}", file=sys.stderr, flush=True)
+                    cached[program] = {"digest": digests[program], "build": asdict(build) | {"variant": variant}}
+                    save(args.state, args.corpus, variant, cached)
+            for program, build in built.items():
+                cached[program] = {"digest": digests[program], "build": asdict(build) | {"variant": variant}}
+            save(args.state, args.corpus, variant, cached)
+
+
+# Failure classes finer than hecbench_build.classify's, from a cassc build's first error.
+FAILURE_CLASSES = (
+    (re.compile(r"no member named '\w+' in 'hipDeviceProp_t'"), "legacy cudaDeviceProp field HIP 5.2 lacks"),
+    (re.compile(r"undeclared identifier 'cuda(GL|EGL|Graphics|VDPAU)\w*'"), "graphics interop API HIP 5.2 lacks"),
+    (re.compile(r"no matching function for call to 'hip\w+'"),
+     "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
+)
+
+
+def failure_class(build: Build) -> str:
+    for pattern, name in FAILURE_CLASSES:
+        if pattern.search(build.first_error):
+            return name
+    return classify(build)
+
+
+def report(args: argparse.Namespace) -> None:
+    out = ["# cassc on corpora it was not tuned to", "",
+           f"- date: {dt.date.today().isoformat()}",
+           "- command: `python benchmarks/corpora_build.py CORPUS CHECKOUT` for each corpus, then "
+           "`python benchmarks/corpora_build.py report`",
+           "- in reach: nvcc 13 (/usr/local/cuda) builds it here, or fails only on API CUDA removed and HIP keeps "
+           "(counted as a cassc win); cassc builds for gfx1100 after `eval \"$(cassc env)\"`",
+           "- \"removed API\" is read from nvcc's first error (texture references, `cudaThread*`, legacy "
+           "`cudaDeviceProp` fields...): nvcc stops at the first file it cannot compile, so such a program is in "
+           "reach on that evidence",
+           "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
+           "data sets are not in the repository, so its programs are not run on the GPU",
+           "- builds one at a time on a 2-core machine shared with other jobs", ""]
+    summary, sections = [], []
+    for corpus, origin in CORPORA.items():
+        nvcc, cassc = load(args.state, corpus, "nvcc"), load(args.state, corpus, "cassc")
+        if not cassc:
+            continue
+        rows = []
+        for program in sorted(cassc):
+            reference = Build(**nvcc[program]["build"]) if program in nvcc else None
+            build = Build(**cassc[program]["build"])
+            removed_only = reference is not None and not reference.ok and bool(REMOVED_FROM_CUDA.search(reference.log_tail))
+            in_reach = reference is not None and (reference.ok or removed_only)
+            rows.append((program, reference, build, in_reach, removed_only))
+        in_reach = [r for r in rows if r[3]]
+        built = [r for r in in_reach if r[2].ok]
+        wins = [r for r in in_reach if r[4] and r[2].ok]
+        wins = [r for r in in_reach if r[1] is not None and (not r[1].ok or r[1].first_error.startswith(DROPPED_ARCH))
+                and r[2].ok]
+        old_arch = [r for r in wins if r[1].first_error.startswith(DROPPED_ARCH)]
+        summary.append(f"- **{corpus}** ({origin}): built {len(built)} of {len(in_reach)} in-reach "
+                       f"({100 * len(built) / max(1, len(in_reach)):.0f}%; {len(rows)} programs, "
+                       f"{len(rows) - len(in_reach)} out of reach; cassc builds {len(wins)} that nvcc 13 does not: API CUDA "
+                       f"removed and HIP keeps, or for {len(old_arch)} of them first a GPU architecture nvcc 13 dropped)")
+        sections += [f"## {corpus}", "", "| program | nvcc 13 | cassc gfx1100 | class | first error (cassc, else nvcc) |",
+                     "|---|---|---|---|---|"]
+        for program, reference, build, reach, removed_only in rows:
+            nvcc_state = "-" if reference is None else ("ok" if reference.ok else ("removed API" if removed_only else "fails"))
+            if reference is not None and reference.first_error.startswith(DROPPED_ARCH):
+                nvcc_state = f"dropped arch; {nvcc_state} with sm_80"
+            shown = build if not build.ok else (reference if reference is not None and not reference.ok
+                                                and not reference.first_error.startswith(DROPPED_ARCH) else None)
+            error = "" if shown is None else shown.first_error.replace("|", "/").replace("`", "")[:220]
+            klass = "" if build.ok else (failure_class(build) if reach else "out of reach")
+            sections.append(f"| {program} | {nvcc_state} | {'ok' if build.ok else 'FAIL'} | {klass} | `{error}` |")
+        sections.append("")
+    verified = args.state / "book-verify.md"
+    tail = verified.read_text().splitlines() if verified.is_file() else []
+    args.results.write_text("\n".join(out + summary + [""] + sections + tail) + "\n")
+    print("\n".join(summary))
+
+
+# ------------------------------------------------------------------------------------------------
+# the translated programs on the lent NVIDIA GPU, as hecbench_verify.py checks HeCBench's
+
+def prepare_device(args: argparse.Namespace) -> None:
+    """The carry folder for the GPU machine: cassc, the hecbench scripts, the wheels and the book's
+    programs nvcc builds and cassc did not fail to build for gfx1100 (the OpenGL ones need a display)."""
+    import hecbench_verify
+    carry: Path = args.carry
+    cassc = load(args.state, "book", "cassc")
+    nvcc = load(args.state, "book", "nvcc")
+    root = args.checkout.resolve()
+    names = [p for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True) and nvcc[p]["build"]["ok"]
+             and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))]
+    shutil.rmtree(carry, ignore_errors=True)
+    carry.mkdir(parents=True)
+    shutil.copytree(REPO_ROOT / "cassc", carry / "cassc", ignore=shutil.ignore_patterns("__pycache__"))
+    for script in ("corpora_build.py", "hecbench_build.py", "hecbench_verify.py"):
+        shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
+    shutil.copytree(root, carry / "book", ignore=shutil.ignore_patterns(".git", "*.jpg", "bin", "lib"))
+    wheels = [w.split("#")[0].strip() for w in hecbench_verify.WHEEL_LIST.read_text().splitlines()]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
+                    "-d", str(carry / "wheels"), *filter(None, wheels)], check=True)
+    (carry / "manifest.json").write_text(json.dumps(names))
+    print(f"{len(names)} programs in {carry}")
+
+
+def device(args: argparse.Namespace) -> None:
+    """On the GPU machine: each program built with nvcc -arch=sm_90 and with cassc --cassc-target=nvidia,
+    each run three times, alternately; OUT/results.json in hecbench_verify.py's Result form."""
+    import hecbench_verify as verify
+    carry = args.carry.resolve()
+    work = Path(tempfile.mkdtemp(prefix="corpora-device-"))
+    env = verify.device_environment(carry, work)
+    results = {}
+    for program in json.loads((carry / "manifest.json").read_text()):
+        result = verify.Result(program)
+        source = carry / "book" / f"{program}.cu"
+        nvcc = shutil.which("nvcc", path=env.get("PATH")) or NVCC
+        for variant, compiler in (("original", nvcc), ("translated", str(work / "bin" / "cassc-nvidia"))):
+            output = source.with_name(f"{source.stem}.{variant}")
+            ok, log, _ = run_logged([compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
+                                    source.parent, env, verify.BUILD_TIMEOUT_S)
+            result.built[variant] = ok
+            if not ok:
+                result.build_error[variant] = first_error(log)
+        if all(result.built.values()):
+            result.runs = {"original": [], "translated": []}
+            for _ in range(verify.RUNS):
+                for variant in ("original", "translated"):
+                    result.runs[variant].append(verify.run_once(f"./{source.stem}.{variant}", source.parent, env))
+        results[program] = result
+        print(program, result.built, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
+        args.out.mkdir(parents=True, exist_ok=True)
+        verify.write_results([args.out / "results.json"], results)
+
+
+def verify_report(args: argparse.Namespace) -> None:
+    import hecbench_verify as verify
+    results = [verify.result_from_json(r) for r in json.loads(args.checkout.read_text())]
+    comparisons = [verify.compare(r, None) for r in results]
+    matched = [c for c in comparisons if c.status == "matched"]
+    lines = ["", "## book: translated programs on the H200 against their nvcc originals", "",
+             f"- `python benchmarks/corpora_build.py device` on the lent H200: nvcc -arch={verify.ARCH} vs "
+             f"`cassc --cassc-target=nvidia -arch={verify.ARCH}` (cassc hipifies as for gfx1100), 3 runs each, "
+             "compared as hecbench_verify.py compares (timing lines left out, numbers within 1e-3)",
+             f"- matched {len(matched)} of {len(comparisons)} (every non-OpenGL program both compilers built)", "",
+             "| program | status | first difference | time ratio |", "|---|---|---|---|"]
+    lines += [f"| {c.name} | {c.status} | `{c.first_difference[:160].replace('|', '/')}` | "
+              f"{'' if c.ratio is None else f'{c.ratio:.2f}'} |" for c in comparisons]
+    (args.state / "book-verify.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", choices=[*CORPORA, "report", "prepare-device", "device", "verify-report"],
+                        help="a corpus to build; report; prepare-device BOOK --carry DIR; device --carry DIR --out OUT "
+                             "(on the GPU machine); verify-report RESULTS.json")
+    parser.add_argument("checkout", type=Path, nargs="?")
+    parser.add_argument("--cassc", default=str(REPO_ROOT / ".venv" / "bin" / "cassc"))
+    parser.add_argument("--variants", default="nvcc,cassc")
+    parser.add_argument("--only", help="regex on program names")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
+    parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--carry", type=Path)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    if args.corpus == "report":
+        report(args)
+    elif args.corpus == "prepare-device":
+        prepare_device(args)
+    elif args.corpus == "device":
+        device(args)
+    elif args.corpus == "verify-report":
+        verify_report(args)
+    else:
+        build_corpus(args)
+
+
+if __name__ == "__main__":
+    main()
