@@ -46,7 +46,8 @@ class Context:
         output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
         output.parent.mkdir(parents=True, exist_ok=True)
         return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
-                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer)
+                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
+                                   host_compiler=self.inv.host_compiler)
 
 
 def execute(inv: Invocation) -> int:
@@ -60,8 +61,8 @@ def execute(inv: Invocation) -> int:
         for note in inv.dropped:
             print(f"cassc: ignoring {note}", file=sys.stderr)
         if inv.host_compiler:
-            print(f"cassc: host compiler '{inv.host_compiler}' recorded; CUDA code is compiled by the HIP clang",
-                  file=sys.stderr)
+            print(f"cassc: host compiler '{inv.host_compiler}' compiles C/C++ inputs and links; CUDA code is "
+                  "compiled by the HIP clang", file=sys.stderr)
     if inv.clean_targets:
         return _clean_targets(inv)
     _validate_inputs(inv)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
+from cassc.clang_options import diagnostic_flags, refused_by_xarch
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
@@ -117,7 +118,11 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
         if inv.resource_usage:
             flags.append("-Rpass-analysis=kernel-resource-usage")
         for option in inv.host_compiler_options:
-            flags += ["-Xarch_host", option]
+            # What -Xarch_host refuses (-m32, --target=...) can only be given to both sides, as nvcc's gcc
+            # would take it for the host side.
+            flags += [option] if refused_by_xarch(option) else ["-Xarch_host", option]
+        if inv.max_registers is not None:
+            flags += ["-Xarch_device", f"-D__CASSC_MAX_VGPRS__={inv.max_registers}"]
         return flags
     language = "c" if kind is InputKind.C else "c++"
     flags = ["-x", language, "-D__HIP_PLATFORM_AMD__", "-include", str(HOST_COMPAT_HEADER)]
@@ -179,7 +184,10 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
     flags.append("-Wno-unused-result")
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
-    flags.append("-Wno-register")
+    flags += ["-Wno-register"] if kind is not InputKind.C else []
+    # nvcc's --diag-* win over -Xcompiler -Wall, so their clang counterparts come last.
+    for kind in ("suppress", "warn", "error"):
+        flags += diagnostic_flags(kind, getattr(inv, f"diag_{kind}"))[0]
     return flags
 
 
@@ -216,9 +224,13 @@ class CompiledObject:
     cached: bool
 
 
-def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain) -> tuple[str, dict[str, str]]:
-    """The compiler program and its environment. hipcc must be told the platform: left alone it picks
+def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain,
+                 host_compiler: str | None = None) -> tuple[str, dict[str, str]]:
+    """The compiler program and its environment. C and C++ units go to the -ccbin host compiler when
+    one is named, as nvcc hands them to it. hipcc must be told the platform: left alone it picks
     NVIDIA whenever an nvcc is on PATH (and cassc may be that nvcc)."""
+    if kind is not InputKind.CUDA and host_compiler:
+        return host_program(host_compiler, "c" if kind is InputKind.C else "c++"), {}
     if not use_hipcc or kind is not InputKind.CUDA:
         return str(toolchain.clang), {}
     if toolchain.hipcc is None:
@@ -236,18 +248,19 @@ class Repairer(Protocol):
 
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
                  cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
-                 repairer: Repairer | None = None) -> CompiledObject:
+                 repairer: Repairer | None = None, host_compiler: str | None = None) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
     device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
     A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
     unit's key, so an unchanged source is repaired once."""
     mode = mode or ["-c"]
-    key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain)
+    compiler, env = compiler_for(kind, use_hipcc, runner.toolchain, host_compiler)
+    chosen = [compiler] if compiler != str(runner.toolchain.clang) else []
+    key = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain)
     raw_depfile = output.with_suffix(".clang.d")
     # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
     # reproducible while staying unique per translation unit and configuration.
     cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
-    compiler, env = compiler_for(kind, use_hipcc, runner.toolchain)
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun else cache.lookup(key)
     if hit is not None:
@@ -466,18 +479,25 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
 def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:
     """The program that links: the -ccbin host compiler when given (its C++ driver: a link needs the
     C++ runtime), else the HIP clang. Device code is already linked, so any host linker will do."""
-    if not inv.host_compiler:
-        return str(toolchain.clang)
-    chosen = Path(inv.host_compiler)
+    return host_program(inv.host_compiler, "c++") if inv.host_compiler else str(toolchain.clang)
+
+
+_DRIVER_NAMES = {"c++": {"gcc": "g++", "clang": "clang++", "cc": "c++"},
+                 "c": {"g++": "gcc", "clang++": "clang", "c++": "cc"}}
+
+
+def host_program(host_compiler: str, language: str) -> str:
+    """The -ccbin compiler's driver for `language` ("c" or "c++"): -ccbin names a directory (its
+    gcc/g++), or either driver of a pair (gcc-12 -> g++-12 for C++)."""
+    chosen = Path(host_compiler)
     if chosen.is_dir():
-        chosen = chosen / "g++"
-    cxx_names = {"gcc": "g++", "clang": "clang++", "cc": "c++"}
+        chosen = chosen / ("g++" if language == "c++" else "gcc")
     stem, dash, version = chosen.name.partition("-")
-    if stem in cxx_names:
-        chosen = chosen.with_name(cxx_names[stem] + dash + version)
+    if stem in _DRIVER_NAMES[language]:
+        chosen = chosen.with_name(_DRIVER_NAMES[language][stem] + dash + version)
     found = shutil.which(str(chosen))
     if found is None:
-        raise ToolchainError(f"host compiler '{inv.host_compiler}' (-ccbin) not found: no {chosen}")
+        raise ToolchainError(f"host compiler '{host_compiler}' (-ccbin) not found: no {chosen}")
     return found
 
 
