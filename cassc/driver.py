@@ -72,7 +72,8 @@ def execute(inv: Invocation) -> int:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-", dir=keep_root))
     else:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
-    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror")
+    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
+                           device_label=",".join(inv.offload_archs))
     cache = Cache(enabled=None if not inv.dryrun else False)
     context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model, verbose=inv.verbose))
     try:

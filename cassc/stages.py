@@ -27,6 +27,7 @@ from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
 from cassc.clang_options import diagnostic_flags, refused_by_xarch
+from cassc.diagnostics import present as present_diagnostics
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # pyelftools is imported only by builds that link
 
 DATA_DIR = Path(__file__).parent / "data"
 CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
+DIAGNOSTICS_FILE = "diagnostics.txt"  # a cache entry's record of what its compile printed
 HOST_COMPAT_HEADER = DATA_DIR / "host_compat.h"
 
 
@@ -50,6 +52,7 @@ class Runner:
     verbose: bool = False
     dryrun: bool = False
     mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
+    device_label: str = "gfx1100"  # the AMD target(s) that -Xptxas -v blocks name
 
     def show(self, command: list[str]) -> None:
         if self.verbose or self.dryrun:
@@ -68,7 +71,7 @@ class Runner:
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
-        return Attempt(result.returncode, result.stdout, diagnostics)
+        return Attempt(result.returncode, result.stdout, present_diagnostics(diagnostics, self.device_label))
 
     def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
@@ -79,7 +82,7 @@ class Runner:
 class Attempt:
     returncode: int
     stdout: str
-    diagnostics: str  # stderr, with mirrored paths shown as the user's
+    diagnostics: str  # stderr as nvcc would show it (diagnostics.present), mirrored paths as the user's
 
     def reported(self, what: str) -> str:
         """Print the diagnostics; the output when the command succeeded, else CompileError."""
@@ -265,20 +268,29 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     hit = None if runner.dryrun else cache.lookup(key)
     if hit is not None:
         output.write_bytes(hit.file("output").read_bytes())
+        # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
+        recorded = hit.file(DIAGNOSTICS_FILE)
+        if recorded.exists():
+            sys.stderr.write(recorded.read_text())
         dependencies = tuple(Path(p) for p in json.loads(hit.file("dependencies.json").read_text()))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
+    attempts: list[Attempt] = []  # the last one made the object: its diagnostics are cached with it
+
+    def attempt() -> Attempt:
+        attempts.append(runner.attempt(command, env))
+        return attempts[-1]
+
     if unit.missing_packages:
         # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
-        attempt = runner.attempt(command, env)
-        if attempt.returncode != 0:
+        if attempt().returncode != 0:
             raise CompileError(unit.missing_packages[0].message())
-        attempt.reported(what)
+        attempts[-1].reported(what)
     elif repairer is None:
-        runner.run(command, what=what, env=env)
+        attempt().reported(what)
     else:
-        repairer.compile(unit, lambda: runner.attempt(command, env), what)
+        repairer.compile(unit, attempt, what)
     if runner.dryrun:
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)
@@ -287,7 +299,9 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     mirrored = {f.original for f in unit.files}
     outside = [p for p in dependencies if p not in mirrored]
     system = [p for p in outside if is_system_header(p, runner.toolchain)]
-    cache.store(key, {"output": output, "dependencies.json": dependency_list}, {
+    diagnostics_list = output.with_suffix(".diagnostics.txt")
+    diagnostics_list.write_text(attempts[-1].diagnostics)
+    cache.store(key, {"output": output, "dependencies.json": dependency_list, DIAGNOSTICS_FILE: diagnostics_list}, {
         "extra_dependencies": {str(p): file_digest(p) for p in outside if p not in system},
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
