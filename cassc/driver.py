@@ -47,7 +47,7 @@ class Context:
         output.parent.mkdir(parents=True, exist_ok=True)
         return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
                                    use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
-                                   keep_intermediates=self.inv.keep)
+                                   keep_intermediates=self.inv.keep, host_compiler=self.inv.host_compiler)
 
 
 def execute(inv: Invocation) -> int:
@@ -61,8 +61,8 @@ def execute(inv: Invocation) -> int:
         for note in inv.dropped:
             print(f"cassc: ignoring {note}", file=sys.stderr)
         if inv.host_compiler:
-            print(f"cassc: host compiler '{inv.host_compiler}' recorded; CUDA code is compiled by the HIP clang",
-                  file=sys.stderr)
+            print(f"cassc: host compiler '{inv.host_compiler}' compiles C/C++ inputs and links; CUDA code is "
+                  "compiled by the HIP clang", file=sys.stderr)
     if inv.clean_targets:
         return _clean_targets(inv)
     _validate_inputs(inv)
@@ -72,7 +72,8 @@ def execute(inv: Invocation) -> int:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-", dir=keep_root))
     else:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
-    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror")
+    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
+                           device_label=",".join(inv.offload_archs))
     cache = Cache(enabled=None if not inv.dryrun else False)
     context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model, verbose=inv.verbose))
     try:

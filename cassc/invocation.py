@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import enum
 import os
+import platform
 import re
 import shlex
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from cassc.clang_options import diagnostic_flags, is_host_default, refused_by_xarch
 from cassc.errors import InputError, UsageError
 from cassc.options import ATTACHED_PREFIXES, CASSC_OPTION_PREFIX, OPTIONS_BY_NAME, Effect, Kind, Option
 
@@ -97,6 +99,10 @@ class Invocation:
     disable_warnings: bool = False
     no_deprecated_warnings: bool = False
     werror_kinds: tuple[str, ...] = ()
+    diag_suppress: tuple[str, ...] = ()  # nvcc diagnostic numbers or names
+    diag_warn: tuple[str, ...] = ()
+    diag_error: tuple[str, ...] = ()
+    max_registers: int | None = None  # -maxrregcount: VGPRs per kernel
     resource_usage: bool = False
     # architectures
     arch_specs: tuple[str, ...] = ()
@@ -207,7 +213,13 @@ def _match_option(word: str) -> tuple[Option, str | None] | None:
     if not word.startswith("--"):
         for prefix, option in ATTACHED_PREFIXES:
             if body.startswith(prefix) and len(body) > len(prefix):
-                return option, body[len(prefix):]
+                attached = body[len(prefix):]
+                # nvcc's rule: a glued value the option cannot take makes the word an unknown option, which
+                # -forward-unknown-to-host-compiler hands to the host compiler (-march=native, -mavx2 are
+                # gcc's, not --machine's).
+                if option.choices and attached not in option.choices:
+                    return None
+                return option, attached
     return None
 
 
@@ -407,6 +419,22 @@ def _resolve_archs(values: dict[str, object], env: Mapping[str, str]) -> None:
     values["cuda_archs"] = tuple(sorted(cuda_archs))
 
 
+def _sort_host_options(values: dict[str, object]) -> None:
+    """Host options clang cannot take through -Xarch_host and that only restate the host's default
+    (-m64) are dropped, as nvcc's gcc would ignore them; -v says so."""
+    kept: list[str] = []
+    dropped = list(values.get("dropped", ()))  # type: ignore[call-overload]
+    for option in values.get("host_compiler_options", ()):  # type: ignore[union-attr]
+        if refused_by_xarch(option) and is_host_default(option):
+            dropped.append(f"-Xcompiler {option}: the host compiler targets {platform.machine()} already")
+        else:
+            kept.append(option)
+    values["host_compiler_options"] = tuple(kept)
+    for kind in ("suppress", "warn", "error"):
+        dropped += diagnostic_flags(kind, values.get(f"diag_{kind}", ()))[1]  # type: ignore[arg-type]
+    values["dropped"] = tuple(dropped)
+
+
 def _finish(values: dict[str, object], env: Mapping[str, str]) -> Invocation:
     _resolve_archs(values, env)
     if "phase" not in values:
@@ -415,6 +443,14 @@ def _finish(values: dict[str, object], env: Mapping[str, str]) -> Invocation:
         values["use_hipcc"] = True
     if env.get("CASSC_SASS", "0") not in ("0", "", "false", "no", "off"):
         values["force_sass"] = True
+    if values.get("host_compiler") is None and env.get("NVCC_CCBIN"):
+        values["host_compiler"] = env["NVCC_CCBIN"]  # nvcc's documented default for -ccbin
+    if values.get("max_registers") is not None:
+        registers = str(values["max_registers"])
+        if not registers.isdigit() or int(registers) == 0:
+            raise UsageError(f"Value '{registers}' is not defined for option 'maxrregcount' (expected a positive number)")
+        values["max_registers"] = int(registers)
+    _sort_host_options(values)
     ptxas = values.get("ptxas_options", ())
     if "-v" in ptxas or "--verbose" in ptxas:  # type: ignore[operator]
         values["resource_usage"] = True

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
+from cassc.clang_options import diagnostic_flags, refused_by_xarch
+from cassc.diagnostics import present as present_diagnostics
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
@@ -38,6 +40,7 @@ if TYPE_CHECKING:  # pyelftools is imported only by builds that link
 
 DATA_DIR = Path(__file__).parent / "data"
 CUDA_COMPAT_HEADER = DATA_DIR / "cuda_compat.h"
+DIAGNOSTICS_FILE = "diagnostics.txt"  # a cache entry's record of what its compile printed
 HOST_COMPAT_HEADER = DATA_DIR / "host_compat.h"
 
 
@@ -49,6 +52,7 @@ class Runner:
     verbose: bool = False
     dryrun: bool = False
     mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
+    device_label: str = "gfx1100"  # the AMD target(s) that -Xptxas -v blocks name
 
     def show(self, command: list[str]) -> None:
         if self.verbose or self.dryrun:
@@ -67,7 +71,7 @@ class Runner:
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
-        return Attempt(result.returncode, result.stdout, diagnostics)
+        return Attempt(result.returncode, result.stdout, present_diagnostics(diagnostics, self.device_label))
 
     def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
@@ -78,7 +82,7 @@ class Runner:
 class Attempt:
     returncode: int
     stdout: str
-    diagnostics: str  # stderr, with mirrored paths shown as the user's
+    diagnostics: str  # stderr as nvcc would show it (diagnostics.present), mirrored paths as the user's
 
     def reported(self, what: str) -> str:
         """Print the diagnostics; the output when the command succeeded, else CompileError."""
@@ -117,7 +121,11 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
         if inv.resource_usage:
             flags.append("-Rpass-analysis=kernel-resource-usage")
         for option in inv.host_compiler_options:
-            flags += ["-Xarch_host", option]
+            # What -Xarch_host refuses (-m32, --target=...) can only be given to both sides, as nvcc's gcc
+            # would take it for the host side.
+            flags += [option] if refused_by_xarch(option) else ["-Xarch_host", option]
+        if inv.max_registers is not None:
+            flags += ["-Xarch_device", f"-D__CASSC_MAX_VGPRS__={inv.max_registers}"]
         return flags
     language = "c" if kind is InputKind.C else "c++"
     flags = ["-x", language, "-D__HIP_PLATFORM_AMD__", "-include", str(HOST_COMPAT_HEADER)]
@@ -181,7 +189,10 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     if toolchain.clang_version.isdigit() and int(toolchain.clang_version) > 19:
         flags.append("-Wno-unused-value")  # where clang 20+ reports a [[nodiscard]] type (hipError_t)
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
-    flags.append("-Wno-register")
+    flags += ["-Wno-register"] if kind is not InputKind.C else []
+    # nvcc's --diag-* win over -Xcompiler -Wall, so their clang counterparts come last.
+    for kind in ("suppress", "warn", "error"):
+        flags += diagnostic_flags(kind, getattr(inv, f"diag_{kind}"))[0]
     return flags
 
 
@@ -218,9 +229,13 @@ class CompiledObject:
     cached: bool
 
 
-def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain) -> tuple[str, dict[str, str]]:
-    """The compiler program and its environment. hipcc must be told the platform: left alone it picks
+def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain,
+                 host_compiler: str | None = None) -> tuple[str, dict[str, str]]:
+    """The compiler program and its environment. C and C++ units go to the -ccbin host compiler when
+    one is named, as nvcc hands them to it. hipcc must be told the platform: left alone it picks
     NVIDIA whenever an nvcc is on PATH (and cassc may be that nvcc)."""
+    if kind is not InputKind.CUDA and host_compiler:
+        return host_program(host_compiler, "c" if kind is InputKind.C else "c++"), {}
     if not use_hipcc or kind is not InputKind.CUDA:
         return str(toolchain.clang), {}
     if toolchain.hipcc is None:
@@ -238,19 +253,21 @@ class Repairer(Protocol):
 
 def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
                  cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
-                 repairer: Repairer | None = None, keep_intermediates: bool = False) -> CompiledObject:
+                 repairer: Repairer | None = None, keep_intermediates: bool = False,
+                 host_compiler: str | None = None) -> CompiledObject:
     """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
     device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
     A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
     unit's key, so an unchanged source is repaired once."""
     mode = mode or ["-c"]
     cwd = Path.cwd()
-    key = _compile_key(unit, kind, flags + mode + (["hipcc"] if use_hipcc else []), runner.toolchain, cwd)
+    compiler, env = compiler_for(kind, use_hipcc, runner.toolchain, host_compiler)
+    chosen = [compiler] if compiler != str(runner.toolchain.clang) else []
+    key = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd)
     raw_depfile = output.with_suffix(".clang.d")
     # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
     # reproducible while staying unique per translation unit and configuration.
     cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
-    compiler, env = compiler_for(kind, use_hipcc, runner.toolchain)
     # nvcc --keep keeps every intermediate; clang's -save-temps=obj writes them beside the object in
     # the kept work directory: preprocessed sources, host and device bitcode, gfx assembly. Not part of
     # the key (the object is the same), but a hit would keep nothing, so --keep always compiles.
@@ -260,21 +277,29 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
         output.write_bytes(hit.read_bytes("output"))
+        # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
+        if DIAGNOSTICS_FILE in hit.files:
+            sys.stderr.write(hit.read_text(DIAGNOSTICS_FILE))
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
+    attempts: list[Attempt] = []  # the last one made the object: its diagnostics are cached with it
+
+    def attempt() -> Attempt:
+        attempts.append(runner.attempt(command, env))
+        return attempts[-1]
+
     if unit.missing_packages:
         # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
-        attempt = runner.attempt(command, env)
-        if attempt.returncode != 0:
+        if attempt().returncode != 0:
             missing = unit.missing_packages[0]
             raise CompileError(missing.message(tools.package_hint(runner.toolchain, missing.package)))
-        attempt.reported(what)
+        attempts[-1].reported(what)
     elif repairer is None:
-        runner.run(command, what=what, env=env)
+        attempt().reported(what)
     else:
-        repairer.compile(unit, lambda: runner.attempt(command, env), what)
+        repairer.compile(unit, attempt, what)
     if runner.dryrun:
         return CompiledObject(output, (), cached=False)
     dependencies = _user_dependencies(unit, raw_depfile)
@@ -284,7 +309,9 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     mirrored = {f.original for f in unit.files}
     outside = [p for p in dependencies if p not in mirrored]
     system = [p for p in outside if is_system_header(p, runner.toolchain)]
-    cache.store(key, {"output": output, "dependencies.json": dependency_list}, {
+    diagnostics_list = output.with_suffix(".diagnostics.txt")
+    diagnostics_list.write_text(attempts[-1].diagnostics)
+    cache.store(key, {"output": output, "dependencies.json": dependency_list, DIAGNOSTICS_FILE: diagnostics_list}, {
         "extra_dependencies": {display_path(p, cwd): file_digest(p) for p in outside if p not in system},
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
@@ -508,18 +535,25 @@ def hip_library_installed(toolchain: tools.Toolchain, name: str) -> bool:
 def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:
     """The program that links: the -ccbin host compiler when given (its C++ driver: a link needs the
     C++ runtime), else the HIP clang. Device code is already linked, so any host linker will do."""
-    if not inv.host_compiler:
-        return str(toolchain.clang)
-    chosen = Path(inv.host_compiler)
+    return host_program(inv.host_compiler, "c++") if inv.host_compiler else str(toolchain.clang)
+
+
+_DRIVER_NAMES = {"c++": {"gcc": "g++", "clang": "clang++", "cc": "c++"},
+                 "c": {"g++": "gcc", "clang++": "clang", "c++": "cc"}}
+
+
+def host_program(host_compiler: str, language: str) -> str:
+    """The -ccbin compiler's driver for `language` ("c" or "c++"): -ccbin names a directory (its
+    gcc/g++), or either driver of a pair (gcc-12 -> g++-12 for C++)."""
+    chosen = Path(host_compiler)
     if chosen.is_dir():
-        chosen = chosen / "g++"
-    cxx_names = {"gcc": "g++", "clang": "clang++", "cc": "c++"}
+        chosen = chosen / ("g++" if language == "c++" else "gcc")
     stem, dash, version = chosen.name.partition("-")
-    if stem in cxx_names:
-        chosen = chosen.with_name(cxx_names[stem] + dash + version)
+    if stem in _DRIVER_NAMES[language]:
+        chosen = chosen.with_name(_DRIVER_NAMES[language][stem] + dash + version)
     found = shutil.which(str(chosen))
     if found is None:
-        raise ToolchainError(f"host compiler '{inv.host_compiler}' (-ccbin) not found: no {chosen}")
+        raise ToolchainError(f"host compiler '{host_compiler}' (-ccbin) not found: no {chosen}")
     return found
 
 

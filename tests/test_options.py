@@ -11,7 +11,8 @@ from cassc.options import NVCC_OPTIONS, Effect, Kind, Option
 SAMPLE_VALUES = {"cudart": "shared", "x": "cu", "machine": "64", "default-stream": "per-thread",
                  "dopt": "on", "Werror": "all-warnings", "gpu-architecture": "sm_80", "gpu-code": "sm_80",
                  "generate-code": "arch=compute_80,code=sm_80", "options-file": None,
-                 "cassc-offload-arch": "gfx1101", "optimize": "2"}
+                 "cassc-offload-arch": "gfx1101", "optimize": "2",
+                 "maxrregcount": "32", "diag-suppress": "177", "diag-warn": "550", "diag-error": "2464"}
 
 
 def sample_value(option: Option) -> str:

@@ -14,6 +14,13 @@
 #include <thrust/detail/config/compiler.h>
 #endif
 
+/* -maxrregcount=N: nvcc caps every kernel of the file at N registers; AMD's cap is per kernel, the
+ * amdgpu_num_vgpr attribute, so each __global__ carries it (device pass only: the host pass has no VGPRs). */
+#if defined(__CASSC_MAX_VGPRS__) && defined(__HIP_DEVICE_COMPILE__)
+#undef __global__
+#define __global__ __attribute__((global, amdgpu_num_vgpr(__CASSC_MAX_VGPRS__)))
+#endif
+
 #define __NVCC__ 1
 #define __CUDACC__ 1
 /* nvcc pre-includes cuda_runtime.h, so every CUDA unit sees the toolkit's version macros. */

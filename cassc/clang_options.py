@@ -1,0 +1,83 @@
+"""What clang makes of options written for nvcc and its host compiler, from two data files:
+
+    data/nvcc_diagnostics.tsv      nvcc's warning numbers and names -> the clang warning of that meaning
+    data/clang_xarch_refused.txt   clang options that `-Xarch_host` refuses (clang-19's NoXarchOption rows)
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+
+from cassc.errors import UsageError
+
+DATA_DIR = Path(__file__).parent / "data"
+NVCC_DIAGNOSTICS_TABLE = DATA_DIR / "nvcc_diagnostics.tsv"
+XARCH_REFUSED_LIST = DATA_DIR / "clang_xarch_refused.txt"
+
+
+@dataclass(frozen=True)
+class NvccDiagnostic:
+    number: str
+    name: str  # "" where nvcc's name is not recorded
+    clang_warning: str  # "" where clang has no warning of this meaning
+    message: str
+
+
+@functools.cache
+def nvcc_diagnostics() -> dict[str, NvccDiagnostic]:
+    """Each diagnostic under its number and, where it has one, its name."""
+    table: dict[str, NvccDiagnostic] = {}
+    lines = [line for line in NVCC_DIAGNOSTICS_TABLE.read_text().splitlines() if line and not line.startswith("#")]
+    for line in lines[1:]:
+        number, name, clang_warning, message = line.split("\t")
+        row = NvccDiagnostic(number, name, clang_warning, message)
+        table[number] = row
+        if name:
+            table[name] = row
+    return table
+
+
+# --diag-<kind> -> the clang flag for a warning of the same meaning
+_DIAGNOSTIC_FLAG = {"suppress": "-Wno-{}", "warn": "-W{}", "error": "-Werror={}"}
+
+
+def diagnostic_flags(kind: str, diagnostics: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """clang flags for `--diag-<kind>` values, and a note for each value clang has no warning for."""
+    flags: list[str] = []
+    notes: list[str] = []
+    for value in diagnostics:
+        row = nvcc_diagnostics().get(value)
+        if row is None:
+            if not value.isdigit():
+                raise UsageError(f"'{value}': expected a number (option 'diag-{kind}')")
+            notes.append(f"--diag-{kind} {value}: nvcc diagnostic {value} has no clang counterpart cassc knows")
+        elif not row.clang_warning:
+            notes.append(f"--diag-{kind} {value}: nvcc's '{row.message}' has no clang counterpart")
+        else:
+            flags.append(_DIAGNOSTIC_FLAG[kind].format(row.clang_warning))
+    return flags, notes
+
+
+@functools.cache
+def xarch_refused() -> tuple[frozenset[str], tuple[str, ...]]:
+    """clang options `-Xarch_host X` refuses: exact flags, and prefixes of joined ones (`--target=`)."""
+    names = [line.strip() for line in XARCH_REFUSED_LIST.read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    return frozenset(n for n in names if not n.endswith("=")), tuple(n for n in names if n.endswith("="))
+
+
+def refused_by_xarch(option: str) -> bool:
+    exact, joined = xarch_refused()
+    return option in exact or any(option.startswith(prefix) for prefix in joined)
+
+
+# Flags that select what the host already is: giving them changes nothing, so cassc drops them where
+# clang cannot take them per side (`-Xarch_host -m64` is an error; nvcc's gcc takes -m64 silently).
+HOST_DEFAULT_FLAGS = {"x86_64": frozenset({"-m64"}), "aarch64": frozenset({"-m64"})}
+
+
+def is_host_default(option: str) -> bool:
+    return option in HOST_DEFAULT_FLAGS.get(platform.machine(), frozenset())
