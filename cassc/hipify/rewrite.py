@@ -1,7 +1,10 @@
 """Rename CUDA identifiers and headers in one source text, token by token.
 
 String and character literals and comments are never changed (a program printing "CUDA" keeps
-printing "CUDA"), and no line is added or removed, so line numbers stay those of the user's file.
+printing "CUDA"), and line numbers stay those of the user's file: the only lines added (the macros a
+renamed CUDA header leaves defined, header-macros.tsv) are followed by a `#line` directive.
+A kernel launch's chevrons spelled with blanks inside, `k<< <grid, block>> >(...)`, which nvcc's front
+end reads as `<<<`/`>>>`, are joined; `operator<< <T>` and a template's `> >> ` are not launches.
 """
 
 from __future__ import annotations
@@ -21,10 +24,15 @@ _TOKENS = re.compile(
       | //[^\n]*
       | /\*(?s:.*?)\*/
     )
+  | (?P<launch_open><<[ \t]*<)
+  | (?P<launch_close>>>[ \t]*>)
   | (?P<identifier>[A-Za-z_][A-Za-z0-9_]*)
     """,
     re.MULTILINE | re.VERBOSE,
 )
+
+
+_OPERATOR_BEFORE = re.compile(r"\boperator[ \t]*\Z")
 
 
 @dataclass(frozen=True)
@@ -47,9 +55,20 @@ def rewrite_source(text: str, tables: RenameTables) -> RewriteResult:
     renamed = 0
     identifiers = tables.identifiers
     headers = tables.headers
+    in_launch = False
 
     def replace(match: re.Match[str]) -> str:
-        nonlocal renamed
+        nonlocal renamed, in_launch
+        if match.group("launch_open") is not None:
+            if _OPERATOR_BEFORE.search(text, max(0, match.start() - 64), match.start()):
+                return match.group(0)
+            in_launch = True
+            return "<<<"
+        if match.group("launch_close") is not None:
+            if not in_launch:
+                return match.group(0)
+            in_launch = False
+            return ">>>"
         name = match.group("identifier")
         if name is not None:
             hip = identifiers.get(name)
@@ -67,7 +86,10 @@ def rewrite_source(text: str, tables: RenameTables) -> RewriteResult:
             renamed += 1
             includes.append(Include(hip_header, False, line, header))
             start = match.start("open") - match.start()
-            return match.group(0)[:start] + f"<{hip_header}>"
+            defines = "".join(f"\n#ifndef {macro}\n#define {macro}\n#endif"
+                              for macro in tables.header_macros.get(header, ()))
+            resume = f"\n#line {line + 1}" if defines else ""
+            return match.group(0)[:start] + f"<{hip_header}>" + defines + resume
         return match.group(0)
 
     new_text = _TOKENS.sub(replace, text)

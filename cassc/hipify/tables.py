@@ -8,7 +8,7 @@ holds the inline PTX rules (`inline_ptx.py`); every other file renames identifie
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +20,7 @@ LINK_LIBRARY_TABLE = "link-libraries.tsv"
 PACKAGE_TABLE = "packages.tsv"
 INLINE_PTX_TABLE = "inline-ptx.tsv"  # read by inline_ptx.py
 MEMBER_CALL_TABLE = "member-calls.tsv"  # read by member_calls.py
+HEADER_MACRO_TABLE = "header-macros.tsv"  # CUDA header -> the guard/identity macros it leaves defined
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class RenameTables:
     link_libraries: dict[str, str]
     sources: dict[str, str]  # CUDA name -> table file it came from
     packages: tuple[LibraryPackage, ...] = ()
+    header_macros: dict[str, tuple[str, ...]] = field(default_factory=dict)  # see header_macros()
 
     def package_for(self, cuda_header: str) -> LibraryPackage | None:
         return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)
@@ -77,7 +79,7 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     sources: dict[str, str] = {}
     packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
-        if path.name in (INLINE_PTX_TABLE, MEMBER_CALL_TABLE):
+        if path.name in (INLINE_PTX_TABLE, MEMBER_CALL_TABLE, HEADER_MACRO_TABLE):
             continue
         if path.name == PACKAGE_TABLE:
             for cuda, hip, number, extra in read_rows(path):
@@ -91,4 +93,31 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
                 raise ValueError(f"{path}:{number}: '{cuda}' is already renamed by {sources[cuda]}")
             target[cuda] = hip
             sources[cuda] = path.name
-    return RenameTables(identifiers, headers, link_libraries, sources, tuple(packages))
+    return RenameTables(identifiers, headers, link_libraries, sources, tuple(packages),
+                        header_macros(table_dir / HEADER_MACRO_TABLE) if (table_dir / HEADER_MACRO_TABLE).is_file() else {})
+
+
+def header_macros(path: Path = TABLE_DIR / HEADER_MACRO_TABLE) -> dict[str, tuple[str, ...]]:
+    """CUDA header -> every macro it leaves defined (its guard and its CUDA includes' guards, ...), from the
+    `cuda<TAB>macros` table, where an entry `<h>` stands for all of header h's macros."""
+    lines = path.read_text().splitlines()
+    if not lines or lines[0].split("\t")[:2] != ["cuda", "macros"]:
+        raise ValueError(f"{path}:1: the table starts with the header 'cuda<TAB>macros'")
+    listed: dict[str, list[str]] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        header, _, macros = line.partition("\t")
+        if not macros.strip() or header in listed:
+            raise ValueError(f"{path}:{number}: expected one 'header<TAB>macro ...' row per header, got {line!r}")
+        listed[header.strip()] = macros.split()
+
+    def expand(header: str, seen: frozenset[str]) -> list[str]:
+        if header not in listed or header in seen:
+            raise ValueError(f"{path}: <{header}> is referenced but has no row (or refers to itself)")
+        result = []
+        for entry in listed[header]:
+            result += (expand(entry[1:-1], seen | {header}) if entry.startswith("<") else [entry])
+        return result
+
+    return {header: tuple(dict.fromkeys(expand(header, frozenset()))) for header in listed}
