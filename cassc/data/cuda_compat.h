@@ -44,6 +44,13 @@
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
 #endif
+/* CUDA's typed integer min/max (crt/math_functions.h), which HIP 5.2 lacks. */
+__device__ inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+__device__ inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+__device__ inline long long int llmin(long long int a, long long int b) { return a < b ? a : b; }
+__device__ inline long long int llmax(long long int a, long long int b) { return a > b ? a : b; }
+__device__ inline unsigned long long int ullmin(unsigned long long int a, unsigned long long int b) { return a < b ? a : b; }
+__device__ inline unsigned long long int ullmax(unsigned long long int a, unsigned long long int b) { return a > b ? a : b; }
 /* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
 __device__ inline int __dp4a(int a, int b, int c) {
   for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);
