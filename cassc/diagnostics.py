@@ -32,7 +32,7 @@ class KernelResources:
                  f"    {get('ScratchSize [bytes/lane]', '0')} bytes stack frame, "
                  f"{get('VGPRs Spill', '0')} VGPR spills, {get('SGPRs Spill', '0')} SGPR spills"
                  + (", dynamic stack" if get("Dynamic Stack") == "True" else "")]
-        used = [f"Used {get('VGPRs', '?')} registers", f"{get('SGPRs', '?')} SGPRs",
+        used = [f"Used {get('VGPRs', '?')} registers", f"{get('SGPRs', get('TotalSGPRs', '?'))} SGPRs",  # clang 21 says TotalSGPRs
                 f"{get('LDS Size [bytes/block]', '0')} bytes smem"]
         if "AGPRs" in self.figures:
             used.append(f"{get('AGPRs')} AGPRs")

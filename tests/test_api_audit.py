@@ -13,6 +13,7 @@ import pytest
 from conftest import write
 
 CRT = Path("/usr/local/cuda/include/crt")
+pytestmark = pytest.mark.skipif(not CRT.is_dir(), reason="CUDA's headers are not installed")
 # device_functions.h is not audited yet: HIP 5.2 lacks ~100 of its intrinsics (SIMD __v*, directed rounding)
 AUDITED_HEADERS = ("math_functions.h",)
 AUDIT = Path(__file__).parent / "api_audit.tsv"

@@ -89,6 +89,7 @@ def test_chevron_rule_leaves_operator_templates_and_nested_template_closers() ->
     assert text[2] == "k<<<blocks, threads >>>(n >> 1); k<<<1, 1>>>(); k<<<1,1>>>();"
 
 
+@pytest.mark.skipif(not Path("/usr/local/cuda/bin/nvcc").exists(), reason="NVIDIA's nvcc is not installed")
 def test_nvcc_accepts_the_spaced_chevrons_this_rule_joins(tmp_path: Path) -> None:
     source = write(tmp_path / "launch.cu", "__global__ void k() {}\nint main() { k<< <1, 1>> >(); }\n")
     subprocess.run(["/usr/local/cuda/bin/nvcc", "-c", str(source), "-o", str(tmp_path / "launch.o")],

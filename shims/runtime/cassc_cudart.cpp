@@ -1048,7 +1048,12 @@ int cudaPointerGetAttributes(cuda_pointer_attributes *attributes, const void *po
     return hipSuccess;
   }
   if (status != hipSuccess) return status;
-  int type = hip.isManaged ? 3 : hip.memoryType == hipMemoryTypeHost ? 1 : 2;
+#if HIP_VERSION_MAJOR >= 6  // HIP 6 renamed the member memoryType to type
+  const hipMemoryType memory_type = hip.type;
+#else
+  const hipMemoryType memory_type = hip.memoryType;
+#endif
+  int type = hip.isManaged ? 3 : memory_type == hipMemoryTypeHost ? 1 : 2;
   *attributes = {type, hip.device, hip.devicePointer, hip.hostPointer, {}};
   return hipSuccess;
 }
