@@ -198,6 +198,7 @@ def test_older_cudas_device_prop_layouts_have_their_sizes(tmp_path: Path) -> Non
     assert printed.split() == ["1032", "348", "728", "712"]
 
 
+@pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
 def test_the_cuda_version_that_built_device_code_is_read_from_its_ptx(tmp_path: Path) -> None:
     from cassc.binary.extract import BinaryModule, DeviceImage, built_by_cuda, read_binary
     from cassc.formats.cuda_fatbin import FatbinEntry
