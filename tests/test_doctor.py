@@ -9,26 +9,20 @@ from pathlib import Path
 import pytest
 
 from cassc.toolchain import find_toolchain
+from test_toolchain import rocm_tree
 
 
 def broken_rocm(root: Path) -> Path:
     """A ROCm-layout install with every file doctor looks for, whose HIP runtime header does not compile."""
-    debian = find_toolchain.__wrapped__()
-    (root / "llvm").mkdir(parents=True)
-    (root / "llvm" / "bin").symlink_to(debian.clang.parent)
+    rocm_tree(root)
+    real_hip = (root / "include" / "hip").resolve()
     hip = root / "include" / "hip"
-    hip.mkdir(parents=True)
-    for entry in debian.hip_include_dir.iterdir():
+    hip.unlink()
+    hip.mkdir()
+    for entry in real_hip.iterdir():
         (hip / entry.name).symlink_to(entry)
     (hip / "hip_runtime.h").unlink()
     (hip / "hip_runtime.h").write_text('#error "this HIP install is broken"\n')
-    (root / "amdgcn").mkdir()
-    (root / "amdgcn" / "bitcode").symlink_to(debian.bitcode_dir)
-    (root / "lib").mkdir()
-    (root / "lib" / "libamdhip64.so").symlink_to(debian.hip_lib_dir / "libamdhip64.so")
-    if (debian.root / "share/hip").is_dir():  # clang >= 20 takes a tree as ROCm only with HIP's version file
-        (root / "share").mkdir()
-        (root / "share" / "hip").symlink_to(debian.root / "share/hip")
     return root
 
 
