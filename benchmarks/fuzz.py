@@ -11,11 +11,17 @@ tests/test_fuzz_regressions.py.
     seeds DIR          inputs that nvcc and cassc produce here (objects, fatbins, cubins, offload bundles,
                        archives, PTX, the examples' sources, command lines, model answers) -> DIR/<target>/
     run TARGET ARGS    the fuzz loop for one target (libFuzzer's own arguments after it: -runs=N ...)
-    all DIR --runs N   every target (or --targets a,b) for N executions each from DIR's seeds; writes
-                       benchmarks/results/fuzz.md from every target's last campaign recorded in DIR
+    all DIR --runs N   every target (or --targets a,b) for N executions each from DIR's seeds, one after
+                       the other; --workers W splits each target's N executions over W libFuzzer
+                       processes at once (what libFuzzer's -jobs=W -workers=W does: one shared corpus
+                       directory that every worker reloads, a log per worker); the executions counted are
+                       the sum of each worker's own final `stat::number_of_executed_units`
+    report DIR         writes benchmarks/results/fuzz.md from the campaigns recorded in DIR (`all` does
+                       this too); a target with no campaign there keeps its row from the last report
 
     .venv/bin/python benchmarks/fuzz.py seeds /tmp/cassc-fuzz
     .venv/bin/python benchmarks/fuzz.py all /tmp/cassc-fuzz --runs 1000000
+    .venv/bin/python benchmarks/fuzz.py all /tmp/cassc-fuzz --runs 1000000 --workers 16 --targets ptx
 
 Needs `atheris` (pip install atheris) and, for `seeds`, nvcc (/usr/local/cuda/bin/nvcc) and cassc's toolchain.
 """
@@ -60,7 +66,10 @@ def _argv(data: bytes) -> object:
     return parse_invocation([w for w in _text(data).split("\0")], env={})
 
 
-_OBJECT_FILE = Path(tempfile.gettempdir()) / f"cassc-fuzz-{os.getpid()}.o"
+# The object target hands read_binary a path, as a link does: a file in memory (/dev/shm) where there is
+# one, so that each execution does not wait on a disk.
+_OBJECT_FILE = (Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())) / \
+    f"cassc-fuzz-{os.getpid()}.o"
 
 
 def _binary_readers(data: bytes) -> object:
@@ -283,28 +292,54 @@ class Campaign:
     seconds: float
     crashes: list[Path]
     coverage: str
+    workers: int = 1
+    date: str = ""
+    machine: str = ""
 
 
-def run_campaign(name: str, directory: Path, runs: int, max_seconds: int) -> Campaign:
+def _machine() -> str:
+    return f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
+
+
+def _worker_stats(log: Path) -> tuple[int, str]:
+    """What one libFuzzer process says it did: its executions and its last coverage (edges)."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    final = re.findall(r"stat::number_of_executed_units: (\d+)", text)
+    done = re.findall(r"Done (\d+) runs in", text)
+    progress = [int(n) for n in re.findall(r"^#(\d+)\s", text, re.MULTILINE)]
+    # A worker stopped before its final stats (a kill) counts up to its last progress line.
+    executed = int((final or done)[-1]) if final or done else max(progress or [0])
+    coverage = (re.findall(r"cov: (\d+)", text) or ["?"])[-1]
+    return executed, coverage
+
+
+def run_campaign(name: str, directory: Path, runs: int, max_seconds: int, workers: int = 1) -> Campaign:
     corpus = directory / "corpus" / name
     crashes = directory / "crashes" / name
-    corpus.mkdir(parents=True, exist_ok=True)
-    crashes.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, __file__, "run", name, str(corpus), str(directory / name), f"-runs={runs}",
+    logs = directory / "logs"
+    for folder in (corpus, crashes, logs):
+        folder.mkdir(parents=True, exist_ok=True)
+    per_worker = -(-runs // workers)
+    command = [sys.executable, __file__, "run", name, str(corpus), str(directory / name), f"-runs={per_worker}",
                f"-max_total_time={max_seconds}", "-timeout=20", "-rss_limit_mb=4096", "-max_len=65536",
-               f"-artifact_prefix={crashes}/", "-print_final_stats=1", "-fork=0"]
+               f"-artifact_prefix={crashes}/", "-print_final_stats=1", "-reload=1"]
     started = time.monotonic()
-    log = directory / f"{name}.log"
-    with log.open("w") as out:
-        subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=directory)
-    text = log.read_text(errors="replace")
-    done = re.findall(r"Done (\d+) runs in (\d+) second", text)
-    executed = int(done[-1][0]) if done else max([int(n) for n in re.findall(r"#(\d+)\s", text)] or [0])
-    coverage = (re.findall(r"cov: (\d+)", text) or ["?"])[-1]
-    campaign = Campaign(name, executed, time.monotonic() - started, sorted(crashes.iterdir()), coverage)
+    processes = []
+    for worker in range(workers):
+        log = (logs / f"{name}-{worker}.log").open("w")
+        processes.append((subprocess.Popen([*command, f"-seed={worker + 1}"], stdout=log, stderr=subprocess.STDOUT,
+                                           cwd=directory), log))
+    for process, log in processes:
+        process.wait()
+        log.close()
+    stats = [_worker_stats(logs / f"{name}-{worker}.log") for worker in range(workers)]
+    edges = [int(c) for _, c in stats if c != "?"]
+    campaign = Campaign(name, sum(n for n, _ in stats), time.monotonic() - started, sorted(crashes.iterdir()),
+                        str(max(edges)) if edges else "?", workers, datetime.date.today().isoformat(), _machine())
     (directory / "stats").mkdir(exist_ok=True)
     (directory / "stats" / f"{name}.json").write_text(json.dumps(
-        {"target": name, "runs": executed, "seconds": campaign.seconds, "coverage": coverage,
+        {"target": name, "runs": campaign.runs, "seconds": campaign.seconds, "coverage": campaign.coverage,
+         "workers": workers, "per_worker": [n for n, _ in stats], "date": campaign.date, "machine": campaign.machine,
          "crashes": [str(c) for c in campaign.crashes], "command": " ".join(sys.argv)}))
     return campaign
 
@@ -316,22 +351,34 @@ def recorded_campaigns(directory: Path) -> list[Campaign]:
         record = json.loads(stats.read_text())
         found[record["target"]] = Campaign(record["target"], record["runs"], record["seconds"],
                                            [Path(c) for c in record["crashes"] if Path(c).exists()],
-                                           record["coverage"])
+                                           record["coverage"], record.get("workers", 1), record.get("date", ""),
+                                           record.get("machine", ""))
     return [found[name] for name in TARGETS if name in found]
 
 
+_ROW = re.compile(r"^\| (?P<target>[\w-]+) \|")
+
+
 def write_report(campaigns: list[Campaign], command: str) -> None:
+    """The table of every target: this run's campaigns, and the last report's row for the others."""
+    kept = {}
+    if RESULTS.exists():
+        for line in RESULTS.read_text().splitlines():
+            match = _ROW.match(line)
+            if match and match.group("target") in TARGETS and line.count("|") == 10:
+                kept[match.group("target")] = line
+    rows = {c.target: f"| {c.target} | {TARGETS[c.target].what} | {c.runs:,} | {c.workers} | {c.seconds:.0f} | "
+                      f"{c.coverage} | {len(c.crashes)} | {c.date}, {c.machine} |" for c in campaigns}
     lines = ["# Fuzzing cassc's input readers", "",
-             f"Run {datetime.date.today().isoformat()}: `{command}` (atheris "
-             f"{_atheris_version()}, libFuzzer; one process per target, on this 2-core machine).", "",
+             f"Last run {datetime.date.today().isoformat()}: `{command}` (atheris {_atheris_version()}, libFuzzer; "
+             "each target's workers share one corpus directory; executions are the sum of every worker's own final "
+             "count). Rows of targets that run did not include are kept from the runs before it.", "",
              "Each target ends either normally or in the error it is allowed (cassc's own error, or the binary "
              "format's own error that every caller reports as an input error naming the file); anything else is "
              "a crash, minimised into `tests/test_fuzz_regressions.py`.", "",
-             "| target | what it reads | executions | seconds | coverage (edges) | open crashes |",
-             "|---|---|---:|---:|---:|---:|"]
-    for c in campaigns:
-        lines.append(f"| {c.target} | {TARGETS[c.target].what} | {c.runs:,} | {c.seconds:.0f} | {c.coverage} | "
-                     f"{len(c.crashes)} |")
+             "| target | what it reads | executions | workers | seconds | coverage (edges) | open crashes | run |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
+    lines += [rows.get(name) or kept[name] for name in TARGETS if name in rows or name in kept]
     RESULTS.write_text("\n".join(lines) + "\n" + _kept_notes())
 
 
@@ -359,17 +406,25 @@ def main() -> None:
     everything.add_argument("directory", type=Path)
     everything.add_argument("--runs", type=int, default=1_000_000)
     everything.add_argument("--max-seconds", type=int, default=3600, help="per target")
+    everything.add_argument("--workers", type=int, default=1, help="libFuzzer processes per target, at once")
     everything.add_argument("--targets", default=",".join(TARGETS))
+    report = sub.add_parser("report")
+    report.add_argument("directory", type=Path)
     args = parser.parse_args()
     if args.command == "seeds":
         for target, count in make_seeds(args.directory).items():
             print(f"{target}: {count} seeds")
         return
-    for name in args.targets.split(","):
-        campaign = run_campaign(name, args.directory, args.runs, args.max_seconds)
-        print(f"{name}: {campaign.runs:,} runs in {campaign.seconds:.0f} s, {len(campaign.crashes)} crashes",
-              flush=True)
-    write_report(recorded_campaigns(args.directory), " ".join(["benchmarks/fuzz.py", *sys.argv[1:]]))
+    command = " ".join(["benchmarks/fuzz.py", *sys.argv[1:]])
+    if args.command == "all":
+        for name in args.targets.split(","):
+            campaign = run_campaign(name, args.directory, args.runs, args.max_seconds, args.workers)
+            print(f"{name}: {campaign.runs:,} runs in {campaign.seconds:.0f} s ({campaign.workers} workers), "
+                  f"{len(campaign.crashes)} crashes", flush=True)
+    else:
+        command = "; ".join(sorted({json.loads(s.read_text())["command"]
+                                    for s in (args.directory / "stats").glob("*.json")}))
+    write_report(recorded_campaigns(args.directory), command)
 
 
 if __name__ == "__main__":

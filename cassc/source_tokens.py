@@ -4,6 +4,7 @@ source rules of hipify and model repair's regions and answer checks."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -49,6 +50,9 @@ def code_tokens(text: str) -> list[Token]:
     return [t for t in tokenize(text) if t.kind not in ("comment", "directive")]
 
 
+# hipify's passes run one after the other over a file and each masks the text it gets: most passes change
+# nothing, so the next one masks the same text again (tokenizing is most of a pass's time).
+@functools.lru_cache(maxsize=4)
 def mask_literals_and_comments(text: str) -> str:
     """`text` with the inside of every comment and literal blanked (newlines and quotes kept): same
     length and line breaks, so positions found in it are positions in `text`."""

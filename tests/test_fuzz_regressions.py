@@ -1,8 +1,13 @@
 """Inputs the fuzzer (benchmarks/fuzz.py) found that ended in a traceback instead of cassc's own error, each
-reduced to the smallest input of its kind. Every one must now end in a CasscError whose message names
-where the input went wrong."""
+reduced to the smallest input of its kind. Every one must now end in a CasscError (or, for a binary format,
+the format's own error, which every caller reports as an input error) whose message names where the input
+went wrong."""
 
 from __future__ import annotations
+
+import struct
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +15,10 @@ from cassc.binary.emit import AMDGPU, NVPTX
 from cassc.binary.lift import lift_module
 from cassc.binary.ptx import PtxSyntaxError, parse_ptx
 from cassc.errors import UsageError
+from cassc.formats.code_object import CodeObjectError, kernel_descriptors
+from cassc.formats.elf import ElfFile
 from cassc.invocation import parse_invocation
+from cassc.toolchain import find_toolchain
 
 HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n"
 
@@ -57,3 +65,28 @@ def test_malformed_modules_are_syntax_errors_with_a_line(text: str, message: str
 def test_an_unclosed_quote_in_a_host_option_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="option 'linker-options' has an unclosed quote"):
         parse_invocation(["-Xlinker", "-rpath',x", "a.o"], env={})
+
+
+def gfx1100_code_object(tmp_path: Path) -> bytes:
+    """A linked gfx1100 code object with one kernel, built by the real clang."""
+    source = tmp_path / "k.hip"
+    source.write_text("__attribute__((global)) void k(int *p, int n) {\n"
+                      "  __attribute__((shared)) int s[64];\n  s[n & 63] = n;\n  p[n] = s[(n + 1) & 63];\n}\n")
+    output = tmp_path / "k.co"
+    subprocess.run([str(find_toolchain().clang), "-x", "hip", "--offload-arch=gfx1100", "--cuda-device-only",
+                    "--no-gpu-bundle-output", "-nogpulib", "-nogpuinc", "-O2", "-o", str(output), str(source)],
+                   check=True)
+    return output.read_bytes()
+
+
+def test_a_kernel_descriptor_outside_its_section_is_a_code_object_error(tmp_path: Path) -> None:
+    data = gfx1100_code_object(tmp_path)
+    assert kernel_descriptors(data)["_Z1kPii"].lds_size == 256
+    elf = ElfFile(data)
+    symtab = elf.section(".symtab")
+    assert symtab is not None
+    index = next(i for i, s in enumerate(elf.symbols(symtab)) if s.name == "_Z1kPii.kd")
+    st_value = symtab.offset + index * 24 + 8  # Elf64_Sym: name u32, info u8, other u8, shndx u16, value u64
+    damaged = data[:st_value] + struct.pack("<Q", 0x7FFF_0000) + data[st_value + 8:]
+    with pytest.raises(CodeObjectError, match="kernel descriptor _Z1kPii.kd at 0x7fff0000 lies outside its section"):
+        kernel_descriptors(damaged)

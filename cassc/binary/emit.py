@@ -16,6 +16,7 @@ construction is needed; a predicated instruction branches around itself (`guarde
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -55,13 +56,18 @@ FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
 PACKED_INTEGER_TYPES = {"s16x2": "<2 x i16>", "u16x2": "<2 x i16>"}  # add/min/max... on both halves at once
 INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16", "<2 x half>": "v2f16",
                       "<2 x bfloat>": "v2bf16", "<2 x i16>": "v2i16"}
+_NON_DIGITS = re.compile(r"\D")
+_PLAIN_NAME = re.compile(r"[A-Za-z_.$][\w.$]*")  # an LLVM identifier that needs no quotes
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
 
 
+# The lifter asks for a type's width and LLVM type for every operand it reads or writes, of a handful of
+# PTX types: cached (bounded, since damaged PTX can name any number of types).
+@functools.lru_cache(maxsize=256)
 def width(ptx_type: str) -> int:
     if ptx_type == "pred":
         return 1
-    digits = re.sub(r"\D", "", ptx_type.replace("x2", ""))
+    digits = _NON_DIGITS.sub("", ptx_type.replace("x2", ""))
     return int(digits) * (2 if ptx_type.endswith("x2") else 1)
 
 
@@ -69,6 +75,7 @@ def int_type(ptx_type: str) -> str:
     return f"i{width(ptx_type)}"
 
 
+@functools.lru_cache(maxsize=256)
 def value_type(ptx_type: str) -> str:
     return FLOAT_TYPES.get(ptx_type) or PACKED_INTEGER_TYPES.get(ptx_type) or int_type(ptx_type)
 
@@ -82,7 +89,7 @@ def is_signed(ptx_type: str) -> bool:
 
 
 def quote(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z_.$][\w.$]*", name) else '"' + name.replace('"', "\\22") + '"'
+    return name if _PLAIN_NAME.fullmatch(name) else '"' + name.replace('"', "\\22") + '"'
 
 
 def float_constant(value: float, ptx_type: str) -> str:

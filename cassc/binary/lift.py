@@ -30,6 +30,7 @@ SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
+_OPERAND_TYPE = re.compile(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)")  # the modifiers that are types
 
 
 def _ptx_float_value(text: str) -> float:
@@ -413,8 +414,7 @@ class FunctionLifter(Emitter):
             raise self.fail(f"cannot read the operands of '{instruction.opcode}'") from error  # shape: damaged input
 
     def types(self, instruction: Instruction) -> list[str]:
-        return [m for m in instruction.modifiers
-                if re.fullmatch(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)", m)]
+        return [m for m in instruction.modifiers if _OPERAND_TYPE.fullmatch(m)]
 
     def the_type(self, instruction: Instruction) -> str:
         found = self.types(instruction)

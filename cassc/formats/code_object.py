@@ -3,14 +3,10 @@ its kernel descriptors say (LDS, scratch, kernarg size, registers)."""
 
 from __future__ import annotations
 
-import io
+import struct
 from dataclasses import dataclass
 
-from elftools.construct import Padding, SLInt64, Struct, ULInt16, ULInt32
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
-
-from cassc.formats.host_object import MALFORMED_ELF_ERRORS
+from cassc.formats.elf import SHN_LORESERVE, SHT_DYNSYM, SHT_SYMTAB, ElfFile, ElfFormatError
 
 EM_AMDGPU = 224
 EF_AMDGPU_MACH_MASK = 0xFF
@@ -33,32 +29,20 @@ def code_object_target(data: bytes) -> str:
     if data[:4] != b"\x7fELF":
         raise CodeObjectError("not an ELF file")
     try:
-        elf = ELFFile(io.BytesIO(data))
-        machine = elf["e_machine"]
-    except MALFORMED_ELF_ERRORS as error:
+        elf = ElfFile(data)
+    except ElfFormatError as error:
         raise CodeObjectError(f"malformed ELF file ({error})") from error
-    if machine not in ("EM_AMDGPU", EM_AMDGPU):
-        raise CodeObjectError(f"not an AMD GPU code object (e_machine {machine})")
-    mach = elf["e_flags"] & EF_AMDGPU_MACH_MASK
+    if elf.machine != EM_AMDGPU:
+        raise CodeObjectError(f"not an AMD GPU code object (e_machine {elf.machine})")
+    mach = elf.flags & EF_AMDGPU_MACH_MASK
     return MACH_NAMES.get(mach, f"amdgpu-mach-0x{mach:03x}")
 
 
 # The 64-byte kernel descriptor `<kernel>.kd` (llvm/Support/AMDHSAKernelDescriptor.h).
-KERNEL_DESCRIPTOR = Struct(
-    "kernel_descriptor",
-    ULInt32("group_segment_fixed_size"),  # static LDS bytes
-    ULInt32("private_segment_fixed_size"),  # scratch bytes per work-item
-    ULInt32("kernarg_size"),
-    Padding(4),
-    SLInt64("kernel_code_entry_byte_offset"),
-    Padding(20),
-    ULInt32("compute_pgm_rsrc3"),
-    ULInt32("compute_pgm_rsrc1"),
-    ULInt32("compute_pgm_rsrc2"),
-    ULInt16("kernel_code_properties"),
-    ULInt16("kernarg_preload"),
-    Padding(4),
-)
+# group_segment_fixed_size (static LDS bytes), private_segment_fixed_size (scratch bytes per work-item),
+# kernarg_size, 4 reserved, kernel_code_entry_byte_offset, 20 reserved, compute_pgm_rsrc3, compute_pgm_rsrc1,
+# compute_pgm_rsrc2, kernel_code_properties, kernarg_preload, 4 reserved
+KERNEL_DESCRIPTOR = struct.Struct("<III4xq20xIIIHH4x")
 WAVEFRONT_SIZE32 = 1 << 10
 
 
@@ -91,28 +75,34 @@ class KernelDescriptor:
 def kernel_descriptors(data: bytes) -> dict[str, KernelDescriptor]:
     """The kernels of a linked code object, from their `.kd` symbols."""
     try:
-        return _kernel_descriptors(ELFFile(io.BytesIO(data)))
-    except CodeObjectError:
-        raise
-    except MALFORMED_ELF_ERRORS as error:
+        return _kernel_descriptors(ElfFile(data))
+    except ElfFormatError as error:
         raise CodeObjectError(f"malformed code object ({error})") from error
 
 
-def _kernel_descriptors(elf: ELFFile) -> dict[str, KernelDescriptor]:
-    symbols = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
-    if not isinstance(symbols, SymbolTableSection):
+def _kernel_descriptors(elf: ElfFile) -> dict[str, KernelDescriptor]:
+    symbols = elf.section(".symtab") or elf.section(".dynsym")
+    if symbols is None or symbols.type not in (SHT_SYMTAB, SHT_DYNSYM):
         raise CodeObjectError("code object has no symbol table")
     found = {}
-    for symbol in symbols.iter_symbols():
-        if not symbol.name.endswith(".kd") or symbol["st_size"] != KERNEL_DESCRIPTOR.sizeof():
+    for symbol in elf.symbols(symbols):
+        if not symbol.name.endswith(".kd") or symbol.size != KERNEL_DESCRIPTOR.size:
             continue
-        section = elf.get_section(symbol["st_shndx"])
-        start = symbol["st_value"] - section["sh_addr"]
-        raw = KERNEL_DESCRIPTOR.parse(section.data()[start:start + KERNEL_DESCRIPTOR.sizeof()])
-        wave32 = bool(raw.kernel_code_properties & WAVEFRONT_SIZE32)
+        if not symbol.defined or symbol.shndx >= SHN_LORESERVE:
+            continue  # undefined or absolute: no descriptor in this code object
+        if symbol.shndx >= len(elf.sections):
+            raise CodeObjectError(f"kernel descriptor {symbol.name} is in section {symbol.shndx}, which does not exist")
+        section = elf.sections[symbol.shndx]
+        start = symbol.value - section.addr
+        contents = elf.section_data(section)
+        if not 0 <= start <= len(contents) - KERNEL_DESCRIPTOR.size:
+            raise CodeObjectError(f"kernel descriptor {symbol.name} at {symbol.value:#x} lies outside its section "
+                                  f"{section.name or symbol.shndx}")
+        (lds_size, scratch_size, kernarg_size, _, _, rsrc1, _, properties,
+         _) = KERNEL_DESCRIPTOR.unpack_from(contents, start)
+        wave32 = bool(properties & WAVEFRONT_SIZE32)
         vgpr_granule = 8 if wave32 else 4  # gfx10+: 8 VGPRs per block in wave32 mode, 4 in wave64
         name = symbol.name[:-3]
-        found[name] = KernelDescriptor(name, raw.group_segment_fixed_size, raw.private_segment_fixed_size,
-                                       raw.kernarg_size, ((raw.compute_pgm_rsrc1 & 0x3F) + 1) * vgpr_granule,
-                                       ((raw.compute_pgm_rsrc1 >> 6) & 0xF) * 8)
+        found[name] = KernelDescriptor(name, lds_size, scratch_size, kernarg_size, ((rsrc1 & 0x3F) + 1) * vgpr_granule,
+                                       ((rsrc1 >> 6) & 0xF) * 8)
     return found

@@ -14,24 +14,20 @@ HVAL {u16 value}, SVAL {u16 size, size bytes}. The ones read here:
 
 from __future__ import annotations
 
-import io
+import struct
 from dataclasses import dataclass
 
-from elftools.construct import Struct, ULInt8, ULInt16, ULInt32
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
+from cassc.formats.elf import SHT_SYMTAB, ElfFile, ElfFormatError
 
-from cassc.formats.host_object import MALFORMED_ELF_ERRORS
-
+EM_CUDA = 190
 EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL, EIFMT_SVAL = 1, 2, 3, 4
 EIATTR_PARAM_CBANK = 0x0A
 EIATTR_KPARAM_INFO = 0x17
 EIATTR_CBANK_PARAM_SIZE = 0x19
 EIATTR_REGCOUNT = 0x2F
 
-RECORD_HEADER = Struct("eiattr", ULInt8("format"), ULInt8("attribute"))
-KPARAM_INFO = Struct("kparam_info", ULInt32("index"), ULInt16("ordinal"), ULInt16("offset"), ULInt32("info"))
-PARAM_CBANK = Struct("param_cbank", ULInt32("symbol"), ULInt16("offset"), ULInt16("size"))
+KPARAM_INFO = struct.Struct("<IHHI")  # index, ordinal, offset, info
+PARAM_CBANK = struct.Struct("<IHH")  # symbol, offset, size
 
 
 class CubinFormatError(ValueError):
@@ -58,22 +54,23 @@ class CubinKernel:
 def read_cubin(data: bytes) -> tuple[CubinKernel, ...]:
     """The kernels of a cubin (every function with its own `.nv.info.<name>`: only entries have one)."""
     try:
-        elf = ELFFile(io.BytesIO(data))
-        if elf["e_machine"] not in ("EM_CUDA", 190):
-            raise CubinFormatError(f"not a cubin (e_machine {elf['e_machine']})")
-        symbols = elf.get_section_by_name(".symtab")
-        names = [s.name for s in symbols.iter_symbols()] if isinstance(symbols, SymbolTableSection) else []
-        shared_info = elf.get_section_by_name(".nv.info")
-        registers = _register_counts(read_attributes(shared_info.data()), names) if shared_info is not None else {}
+        elf = ElfFile(data)
+        if elf.machine != EM_CUDA:
+            raise CubinFormatError(f"not a cubin (e_machine {elf.machine})")
+        symbols = elf.section(".symtab")
+        names = [s.name for s in elf.symbols(symbols)] if symbols is not None and symbols.type == SHT_SYMTAB else []
+        shared_info = elf.section(".nv.info")
+        registers = _register_counts(read_attributes(elf.section_data(shared_info)), names) \
+            if shared_info is not None else {}
         kernels = []
-        for section in elf.iter_sections():
+        for section in elf.sections:
             if not section.name.startswith(".nv.info."):
                 continue
             name = section.name.removeprefix(".nv.info.")
-            shared = elf.get_section_by_name(f".nv.shared.{name}")
-            kernels.append(_kernel(name, read_attributes(section.data()), registers.get(name, 0),
-                                   shared["sh_size"] if shared is not None else 0))
-    except (*MALFORMED_ELF_ERRORS, AttributeError) as error:
+            shared = elf.section(f".nv.shared.{name}")
+            kernels.append(_kernel(name, read_attributes(elf.section_data(section)), registers.get(name, 0),
+                                   shared.size if shared is not None else 0))
+    except ElfFormatError as error:
         raise CubinFormatError(f"unreadable cubin ({error})") from error
     return tuple(kernels)
 
@@ -82,23 +79,23 @@ def read_attributes(data: bytes) -> list[tuple[int, bytes]]:
     """The (attribute, value bytes) records of an `.nv.info` section."""
     records = []
     position = 0
-    while position + RECORD_HEADER.sizeof() <= len(data):
-        header = RECORD_HEADER.parse(data[position:position + 2])
+    while position + 2 <= len(data):
+        format_, attribute = data[position], data[position + 1]
         position += 2
-        if header.format == EIFMT_SVAL:
+        if format_ == EIFMT_SVAL:
             if position + 2 > len(data):
                 raise CubinFormatError("EIATTR record truncated")
             size = int.from_bytes(data[position:position + 2], "little")
             value = data[position + 2:position + 2 + size]
             if len(value) != size:
-                raise CubinFormatError(f"EIATTR {header.attribute:#x} runs past its section")
+                raise CubinFormatError(f"EIATTR {attribute:#x} runs past its section")
             position += 2 + size
-        elif header.format in (EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL):
+        elif format_ in (EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL):
             value = data[position:position + 2]
             position += 2
         else:
-            raise CubinFormatError(f"unknown EIATTR format {header.format} at offset {position - 2}")
-        records.append((header.attribute, value))
+            raise CubinFormatError(f"unknown EIATTR format {format_} at offset {position - 2}")
+        records.append((attribute, value))
     return records
 
 
@@ -116,12 +113,11 @@ def _kernel(name: str, records: list[tuple[int, bytes]], registers: int, shared_
     params: dict[int, KernelParam] = {}
     param_size = param_base = 0
     for attribute, value in records:
-        if attribute == EIATTR_KPARAM_INFO and len(value) >= KPARAM_INFO.sizeof():
-            info = KPARAM_INFO.parse(value)
-            params[info.ordinal] = KernelParam(info.ordinal, info.offset, (info.info >> 18) & 0x3FFF)
-        elif attribute == EIATTR_PARAM_CBANK and len(value) >= PARAM_CBANK.sizeof():
-            cbank = PARAM_CBANK.parse(value)
-            param_base, param_size = cbank.offset, cbank.size
+        if attribute == EIATTR_KPARAM_INFO and len(value) >= KPARAM_INFO.size:
+            _, ordinal, offset, info = KPARAM_INFO.unpack_from(value)
+            params[ordinal] = KernelParam(ordinal, offset, (info >> 18) & 0x3FFF)
+        elif attribute == EIATTR_PARAM_CBANK and len(value) >= PARAM_CBANK.size:
+            _, param_base, param_size = PARAM_CBANK.unpack_from(value)
         elif attribute == EIATTR_CBANK_PARAM_SIZE:
             param_size = int.from_bytes(value, "little")
     return CubinKernel(name, tuple(params[k] for k in sorted(params)), param_size, param_base, shared_size,

@@ -15,9 +15,8 @@ import struct
 from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
 
+from cassc.formats.elf import SHT_DYNSYM, SHT_NOBITS, SHT_SYMTAB, STB_GLOBAL, STB_WEAK, STT_FUNC, ElfFile, ElfFormatError
 from cassc.formats.offload_bundle import BundleEntry, read_bundles
 
 OFFLOAD_SECTION_PREFIX = "__CLANG_OFFLOAD_BUNDLE__"
@@ -63,7 +62,7 @@ class HostObject:
 
 def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
     try:
-        elf = ELFFile(io.BytesIO(data))
+        elf = ElfFile(data)
         device_sections: dict[str, bytes] = {}
         hip_fatbin = b""
         cuda_fatbins: list[tuple[str, bytes]] = []
@@ -74,33 +73,31 @@ def read_host_object(data: bytes, name: str = "<object>") -> HostObject:
         defined: list[str] = []
         defined_globals: set[str] = set()
         undefined_globals: set[str] = set()
-        for section in elf.iter_sections():
+        for section in elf.sections:
             if section.name.startswith(OFFLOAD_SECTION_PREFIX):
                 triple = section.name[len(OFFLOAD_SECTION_PREFIX):]
                 if not triple.startswith("host-"):
-                    device_sections[triple] = section.data()
-            elif section.name in CUDA_FATBIN_SECTIONS and section["sh_size"] > 0:
-                cuda_fatbins.append((section.name, section.data()))
-            elif section.name == HIP_FATBIN_SECTION and section["sh_type"] != "SHT_NOBITS":
-                hip_fatbin = section.data()
-            elif isinstance(section, SymbolTableSection):
-                for symbol in section.iter_symbols():
-                    if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF":
+                    device_sections[triple] = elf.section_data(section)
+            elif section.name in CUDA_FATBIN_SECTIONS and section.size > 0 and section.type != SHT_NOBITS:
+                cuda_fatbins.append((section.name, elf.section_data(section)))
+            elif section.name == HIP_FATBIN_SECTION and section.type != SHT_NOBITS:
+                hip_fatbin = elf.section_data(section)
+            elif section.type in (SHT_SYMTAB, SHT_DYNSYM):
+                for symbol in elf.symbols(section):
+                    if symbol.type == STT_FUNC and symbol.defined:
                         functions.add(symbol.name)
                     # A weak reference pulls in no archive member; a weak definition satisfies references.
-                    bind = symbol["st_info"]["bind"]
-                    if symbol.name and symbol["st_shndx"] == "SHN_UNDEF" and bind == "STB_GLOBAL":
+                    if symbol.name and not symbol.defined and symbol.bind == STB_GLOBAL:
                         undefined_globals.add(symbol.name)
-                    elif symbol.name and symbol["st_shndx"] != "SHN_UNDEF" and bind in ("STB_GLOBAL", "STB_WEAK"):
+                    elif symbol.name and symbol.defined and symbol.bind in (STB_GLOBAL, STB_WEAK):
                         defined_globals.add(symbol.name)
-                    if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and symbol["st_shndx"] == "SHN_UNDEF":
+                    if symbol.name.startswith(LINKED_REGISTRATION_PREFIX) and not symbol.defined:
                         linked.append(symbol.name)
                     if symbol.name.startswith(CUID_SYMBOL_PREFIX):
                         cuids.append(symbol.name[len(CUID_SYMBOL_PREFIX):])
                     elif symbol.name.startswith(FATBIN_SYMBOL_PREFIX) and symbol.name != "__hip_fatbin_wrapper":
-                        is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
-                        (undefined if is_undefined else defined).append(symbol.name)
-    except MALFORMED_ELF_ERRORS as error:
+                        (defined if symbol.defined else undefined).append(symbol.name)
+    except ElfFormatError as error:
         raise HostObjectError(f"{name}: not a readable ELF object ({error})") from error
     return HostObject(device_sections, tuple(dict.fromkeys(cuids)), tuple(dict.fromkeys(undefined)),
                       tuple(dict.fromkeys(defined)), hip_fatbin, tuple(cuda_fatbins), frozenset(functions),

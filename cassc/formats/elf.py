@@ -1,0 +1,139 @@
+"""ELF section headers and symbol tables read straight from the bytes: what the format readers (host
+objects, cubins, AMD code objects) need of an ELF file, and no more.
+
+pyelftools parses each section header and each symbol through `construct`, about 30 µs apiece: an nvcc
+object has hundreds of sections and symbols, a static library thousands, and every object of a link is
+read. Here a section header or symbol is one `struct` unpack. Both classes (ELF32, ELF64) and both byte
+orders are read; compressed sections (SHF_COMPRESSED, debug information only) are returned as stored.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+SHT_SYMTAB = 2
+SHT_NOBITS = 8
+SHT_DYNSYM = 11
+SHN_UNDEF = 0
+SHN_LORESERVE = 0xFF00  # section indices from here on are special (absolute, common, ...), not sections
+SHN_XINDEX = 0xFFFF
+STT_FUNC = 2
+STB_GLOBAL = 1
+STB_WEAK = 2
+
+# e_type .. e_shstrndx, after the 16 bytes of e_ident
+_HEADER = {1: "16sHHIIIIIHHHHHH", 2: "16sHHIQQQIHHHHHH"}
+# sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info, sh_addralign, sh_entsize
+_SECTION = {1: "IIIIIIIIII", 2: "IIQQQQIIQQ"}
+_SYMBOL = {1: "IIIBBH", 2: "IBBHQQ"}  # the classes order the fields differently
+
+
+class ElfFormatError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Section:
+    index: int
+    name: str
+    type: int
+    addr: int
+    offset: int
+    size: int
+    link: int
+    entsize: int
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    type: int  # STT_*
+    bind: int  # STB_*
+    shndx: int  # SHN_UNDEF, a section's index, or a special index >= SHN_LORESERVE
+    value: int
+    size: int
+
+    @property
+    def defined(self) -> bool:
+        return self.shndx != SHN_UNDEF
+
+
+class ElfFile:
+    """An ELF file in memory: its header fields, sections and symbols."""
+
+    def __init__(self, data: bytes) -> None:
+        if data[:4] != b"\x7fELF" or len(data) < 6:
+            raise ElfFormatError("no ELF magic")
+        elf_class, encoding = data[4], data[5]
+        if elf_class not in _HEADER or encoding not in (1, 2):
+            raise ElfFormatError(f"unknown ELF class {elf_class} or data encoding {encoding}")
+        self.data = data
+        self._order = "<" if encoding == 1 else ">"
+        self._class = elf_class
+        (_, self.type, self.machine, _, _, _, shoff, self.flags, _, _, _, shentsize, shnum,
+         shstrndx) = self._unpack(_HEADER[elf_class], 0, "the ELF header")
+        self.sections: list[Section] = []
+        if shoff == 0:
+            return
+        layout = _SECTION[elf_class]
+        if shentsize != struct.calcsize(self._order + layout):
+            raise ElfFormatError(f"section headers of {shentsize} bytes")
+        raw = [self._unpack(layout, shoff, "the section headers")]
+        # More sections than the header's 16-bit fields hold: section 0 holds the count and the name table's index.
+        count = shnum or raw[0][5]
+        if shstrndx == SHN_XINDEX:
+            shstrndx = raw[0][6]
+        if shoff + count * shentsize > len(data):
+            raise ElfFormatError(f"{count} section headers at {shoff:#x} run past the end of the file")
+        raw += struct.iter_unpack(self._order + layout, data[shoff + shentsize:shoff + count * shentsize])
+        unnamed = [Section(index, "", h[1], h[3], h[4], h[5], h[6], h[9]) for index, h in enumerate(raw)]
+        names = self.section_data(unnamed[shstrndx]) if 0 < shstrndx < count else b""
+        self.sections = [Section(s.index, _string(names, h[0]), s.type, s.addr, s.offset, s.size, s.link, s.entsize)
+                         for s, h in zip(unnamed, raw)]
+
+    def _unpack(self, layout: str, offset: int, what: str) -> tuple[int, ...]:
+        if offset + struct.calcsize(self._order + layout) > len(self.data):
+            raise ElfFormatError(f"{what} at {offset:#x} run past the end of the file")
+        return struct.unpack_from(self._order + layout, self.data, offset)
+
+    def section_data(self, section: Section) -> bytes:
+        """The section's bytes as stored (nothing for SHT_NOBITS, which occupies no space in the file)."""
+        if section.type == SHT_NOBITS:
+            return b""
+        if section.offset + section.size > len(self.data):
+            raise ElfFormatError(f"section {section.name} ({section.size} bytes at {section.offset:#x}) runs past "
+                                 "the end of the file")
+        return self.data[section.offset:section.offset + section.size]
+
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def symbols(self, table: Section) -> list[Symbol]:
+        """The symbols of a SHT_SYMTAB or SHT_DYNSYM section, names from the string table it links to."""
+        layout = self._order + _SYMBOL[self._class]
+        size = struct.calcsize(layout)
+        if table.entsize not in (0, size):
+            raise ElfFormatError(f"symbol table {table.name} has entries of {table.entsize} bytes")
+        if not 0 <= table.link < len(self.sections):
+            raise ElfFormatError(f"symbol table {table.name} links to section {table.link}, which does not exist")
+        names = self.section_data(self.sections[table.link])
+        contents = self.section_data(table)
+        entries = struct.iter_unpack(layout, contents[:len(contents) - len(contents) % size])
+        if self._class == 1:
+            return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
+                    for n, value, size_, info, _, shndx in entries]
+        return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
+                for n, info, _, shndx, value, size_ in entries]
+
+    def symbol_tables(self) -> list[Section]:
+        return [s for s in self.sections if s.type in (SHT_SYMTAB, SHT_DYNSYM)]
+
+
+def _string(table: bytes, offset: int) -> str:
+    if not table:
+        return ""  # no name table (sh_link or e_shstrndx 0): every name is empty
+    if offset >= len(table):
+        raise ElfFormatError(f"a name at offset {offset} of a string table of {len(table)} bytes")
+    end = table.find(b"\0", offset)
+    return table[offset:end if end >= 0 else len(table)].decode("utf-8", errors="replace")
