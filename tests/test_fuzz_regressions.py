@@ -5,6 +5,7 @@ went wrong."""
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 from pathlib import Path
@@ -90,3 +91,17 @@ def test_a_kernel_descriptor_outside_its_section_is_a_code_object_error(tmp_path
     damaged = data[:st_value] + struct.pack("<Q", 0x7FFF_0000) + data[st_value + 8:]
     with pytest.raises(CodeObjectError, match="kernel descriptor _Z1kPii.kd at 0x7fff0000 lies outside its section"):
         kernel_descriptors(damaged)
+
+
+def test_a_register_range_is_not_spelled_out() -> None:
+    """`.reg .pred %p<N>` with N in the quadrillions hung the parser (it listed every name): a register of a
+    range gets its slot when it is used, and one past the range is not a register."""
+    registers = ".reg .pred %p<4444444444444444>;\n.reg .b32 %r<3>;"
+    module = parse_ptx(kernel("setp.eq.s32 %p7, %r1, 0;\n@%p7 mov.u32 %r2, 1;", registers=registers))
+    for target in (AMDGPU, NVPTX):
+        lifted = lift_module(module, target, "")
+        assert not lifted.failures, lifted.failures
+        assert sorted(re.findall(r"%r\.(\w+) = alloca", lifted.ir)) == ["p7", "r1", "r2"]
+    for body, register in (("mov.u32 %r3, 1;", "%r3"), ("mov.u32 %r01, 1;", "%r01")):
+        assert all(f"writes {register}, which is not a declared register" in f
+                   for f in lift_failures(kernel(body, registers=registers)))

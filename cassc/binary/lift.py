@@ -209,6 +209,7 @@ class FunctionLifter(Emitter):
         self.separate = separate
         self.module = module
         self.registers: dict[str, str] = {}  # PTX register -> its storage type (i1, i16, i32, i64)
+        self.register_ranges: dict[str, tuple[int, str]] = {}  # `%r<N>` declarations: "%r" -> (N, storage type)
         self.scopes: list[dict[str, tuple[str, int]]] = [{}]  # name -> (pointer, address space)
         self.shared_globals: list[str] = []
         self.globals = {v.name: v for v in module.variables}
@@ -255,6 +256,8 @@ class FunctionLifter(Emitter):
                     if name not in self.registers:
                         self.registers[name] = storage
                         self.slot(self.reg_slot(name), storage)
+                for prefix, count in statement.ranges:
+                    self.register_ranges.setdefault(prefix, (count, storage))
             elif isinstance(statement, Variable):
                 self.local_variable(statement)
             elif isinstance(statement, Label):
@@ -273,6 +276,21 @@ class FunctionLifter(Emitter):
     @staticmethod
     def label(name: str) -> str:
         return quote(f"L.{name}")
+
+    def register_storage(self, name: str) -> str | None:
+        """The storage type of a declared register (None for anything else); a register of a `%r<N>`
+        declaration gets its stack slot when first used."""
+        storage = self.registers.get(name)
+        if storage is not None:
+            return storage
+        for prefix, (count, ranged) in self.register_ranges.items():
+            index = name[len(prefix):]
+            if name.startswith(prefix) and index.isascii() and index.isdigit() and len(index) <= len(str(count)) \
+                    and str(int(index)) == index and int(index) < count:
+                self.registers[name] = ranged
+                self.slot(self.reg_slot(name), ranged)
+                return ranged
+        return None
 
     @staticmethod
     def reg_slot(name: str) -> str:
@@ -311,8 +329,8 @@ class FunctionLifter(Emitter):
         llvm_type = value_type(ptx_type)
         if operand.startswith("!") and ptx_type == "pred":
             return self.value(f"xor i1 {self.read(operand[1:], 'pred')}, true")
-        if operand in self.registers:
-            storage = self.registers[operand]
+        storage = self.register_storage(operand)
+        if storage is not None:
             raw = self.value(f"load {storage}, {self.alloca_ptr()} {self.reg_slot(operand)}")
             return self.convert_storage(raw, storage, ptx_type)
         if operand.startswith("%"):
@@ -351,9 +369,9 @@ class FunctionLifter(Emitter):
         register = register.strip()
         if register == "_":
             return
-        if register not in self.registers:
+        storage = self.register_storage(register)
+        if storage is None:
             raise self.fail(f"writes {register}, which is not a declared register")
-        storage = self.registers[register]
         as_int = value
         if value_type(ptx_type) != int_type(ptx_type):  # floats, packed pairs
             as_int = self.value(f"bitcast {value_type(ptx_type)} {value} to {int_type(ptx_type)}")
@@ -372,8 +390,8 @@ class FunctionLifter(Emitter):
             self.target.alloca_space if space == "local" else SPACE_NUMBERS[space])
         if space == "local" and self.target.alloca_space == 0:
             space = "generic"
-        if base in self.registers:
-            storage = self.registers[base]
+        storage = self.register_storage(base)
+        if storage is not None:
             raw = self.value(f"load {storage}, {self.alloca_ptr()} {self.reg_slot(base)}")
             pointer = self.value(f"inttoptr {storage} {raw} to {self.ptr(wanted)}")
             have = wanted

@@ -76,7 +76,10 @@ class Pragma:
 @dataclass(frozen=True)
 class Registers:
     type: str
-    names: tuple[str, ...]
+    names: tuple[str, ...]  # `%r1, %r2`
+    # `%r<38>` declares %r0..%r37: (prefix, count). NVVM declares thousands so and damaged PTX any number,
+    # so the names are not spelled out; the lifter gives a register of a range its slot when it is used.
+    ranges: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -339,6 +342,7 @@ def _registers(words: list[str], line: int) -> Registers:
     if not _SCALAR_TYPE.fullmatch(type_):
         raise PtxSyntaxError(f"PTX line {line}: cannot read the register type in '{' '.join(words)}'")
     names: list[str] = []
+    ranges: list[tuple[str, int]] = []
     for word in words[1:]:
         if word.startswith(".") or word == ",":
             continue
@@ -346,10 +350,10 @@ def _registers(words: list[str], line: int) -> Registers:
         if not match:
             raise PtxSyntaxError(f"PTX line {line}: cannot read register declaration '{word}'")
         if match.group("regs"):
-            names += [f"{match.group('name')}{i}" for i in range(int(match.group("regs")))]
+            ranges.append((match.group("name"), int(match.group("regs"))))
         else:
             names.append(match.group("name"))
-    return Registers(type_, tuple(names))
+    return Registers(type_, tuple(names), tuple(ranges))
 
 
 def _instruction(words: list[str], line: int) -> Instruction:
