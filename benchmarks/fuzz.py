@@ -340,7 +340,7 @@ def run_campaign(name: str, directory: Path, runs: int, max_seconds: int, worker
     (directory / "stats" / f"{name}.json").write_text(json.dumps(
         {"target": name, "runs": campaign.runs, "seconds": campaign.seconds, "coverage": campaign.coverage,
          "workers": workers, "per_worker": [n for n, _ in stats], "date": campaign.date, "machine": campaign.machine,
-         "crashes": [str(c) for c in campaign.crashes], "command": " ".join(sys.argv)}))
+         "crashes": [str(c) for c in campaign.crashes], "command": " ".join(["benchmarks/fuzz.py", *sys.argv[1:]])}))
     return campaign
 
 
