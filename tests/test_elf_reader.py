@@ -12,7 +12,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from cassc.formats.elf import ElfFile, ElfFormatError
+from cassc.formats.elf import SHT_DYNSYM, SHT_SYMTAB, ElfFile, ElfFormatError
 
 NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 SOURCE = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1.0f; }\n" \
@@ -40,7 +40,7 @@ def cassc_view(path: Path) -> tuple[list[tuple], list[tuple]]:
     sections = [(s.name, s.offset, s.size, s.addr, s.link) for s in elf.sections]
     symbols = [(s.name, s.value, s.size, TYPES.get(s.type, s.type), BINDS.get(s.bind, s.bind),
                 s.shndx if s.shndx < 0xFF00 else -1)
-               for table in elf.symbol_tables() for s in elf.symbols(table)]
+               for table in elf.sections if table.type in (SHT_SYMTAB, SHT_DYNSYM) for s in elf.symbols(table)]
     return sections, symbols
 
 

@@ -126,9 +126,6 @@ class ElfFile:
         return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
                 for n, info, _, shndx, value, size_ in entries]
 
-    def symbol_tables(self) -> list[Section]:
-        return [s for s in self.sections if s.type in (SHT_SYMTAB, SHT_DYNSYM)]
-
 
 def _string(table: bytes, offset: int) -> str:
     if not table:
