@@ -68,8 +68,11 @@ def _argv(data: bytes) -> object:
 
 # The object target hands read_binary a path, as a link does: a file in memory (/dev/shm) where there is
 # one, so that each execution does not wait on a disk.
-_OBJECT_FILE = (Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())) / \
-    f"cassc-fuzz-{os.getpid()}.o"
+def _object_file(pid: int) -> Path:
+    return (Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())) / f"cassc-fuzz-{pid}.o"
+
+
+_OBJECT_FILE = _object_file(os.getpid())
 
 
 def _binary_readers(data: bytes) -> object:
@@ -332,6 +335,7 @@ def run_campaign(name: str, directory: Path, runs: int, max_seconds: int, worker
     for process, log in processes:
         process.wait()
         log.close()
+        _object_file(process.pid).unlink(missing_ok=True)  # libFuzzer's exit skips Python's cleanup
     stats = [_worker_stats(logs / f"{name}-{worker}.log") for worker in range(workers)]
     edges = [int(c) for _, c in stats if c != "?"]
     campaign = Campaign(name, sum(n for n, _ in stats), time.monotonic() - started, sorted(crashes.iterdir()),
