@@ -331,21 +331,19 @@ def runtime_entries(api: list[tuple[str, str, int, list[str]]], twins: dict[str,
 
 
 def defined_functions(obj: Path) -> set[str]:
-    from elftools.elf.elffile import ELFFile
+    from cassc.formats.elf import STB_GLOBAL, map_elf_file
 
-    with obj.open("rb") as handle:
-        symbols = ELFFile(handle).get_section_by_name(".symtab")
-        return {s.name for s in symbols.iter_symbols()  # type: ignore[union-attr]
-                if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["bind"] == "STB_GLOBAL"}
+    elf = map_elf_file(obj)
+    table = elf.section(".symtab")
+    return {s.name for s in elf.symbols(table) if s.defined and s.bind == STB_GLOBAL} if table else set()
 
 
 def exported_functions(library: Path) -> set[str]:
-    from elftools.elf.elffile import ELFFile
+    from cassc.formats.elf import STT_FUNC, map_elf_file
 
-    with library.open("rb") as handle:
-        symbols = ELFFile(handle).get_section_by_name(".dynsym")
-        return {s.name for s in symbols.iter_symbols()  # type: ignore[union-attr]
-                if s["st_shndx"] != "SHN_UNDEF" and s["st_info"]["type"] == "STT_FUNC"}
+    elf = map_elf_file(library)
+    table = elf.section(".dynsym")
+    return {s.name for s in elf.symbols(table) if s.defined and s.type == STT_FUNC} if table else set()
 
 
 def jump_table(renames: list[tuple[str, str]]) -> str:

@@ -62,6 +62,25 @@ def test_sections_and_symbols_of_a_shared_library() -> None:
     assert any(s[0] == "malloc" for s in symbols)  # from .dynsym
 
 
+def test_program_headers_and_dynamic_entries_of_a_shared_library_and_an_executable() -> None:
+    from elftools.elf.dynamic import DynamicSection
+
+    from cassc.formats.elf import map_elf_file
+
+    for path in (Path("/bin/true"), Path("/lib/x86_64-linux-gnu/libc.so.6")):
+        with path.open("rb") as handle:
+            elf = ELFFile(handle)
+            segments = [segment["p_type"] for segment in elf.iter_segments()]
+            dynamic = next(s for s in elf.iter_sections() if isinstance(s, DynamicSection))
+            needed = [tag.needed for tag in dynamic.iter_tags() if tag.entry.d_tag == "DT_NEEDED"]
+        mapped = map_elf_file(path)
+        assert [("PT_INTERP" if t == 3 else t) for t in mapped.segment_types()].count("PT_INTERP") == \
+            segments.count("PT_INTERP"), path
+        assert len(mapped.segment_types()) == len(segments), path
+        assert [v for t, v in mapped.dynamic_entries() if t == 1] == needed, path
+    assert any(v == "libc.so.6" for t, v in map_elf_file(Path("/bin/true")).dynamic_entries() if t == 1)
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda d: d[:40], "the ELF header at 0x0 run past the end of the file"),
     (lambda d: d[:0x28] + struct.pack("<Q", 1 << 63) + d[0x30:], "section headers at 0x8000000000000000"),

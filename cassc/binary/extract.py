@@ -109,24 +109,19 @@ def linked_binary_kind(path: Path) -> str | None:
     """"shared library" or "executable" when `path` is a linked ELF file whose device code nvcc built
     (its `.nv_fatbin`); None for anything else. Reads only the ELF headers: link lines name system
     libraries of any size."""
-    from elftools.elf.elffile import ELFFile
-
-    from cassc.formats.host_object import CUDA_FATBIN_SECTIONS, MALFORMED_ELF_ERRORS
+    from cassc.formats.elf import ET_DYN, ET_EXEC, PT_INTERP, map_elf_file
+    from cassc.formats.host_object import CUDA_FATBIN_SECTIONS
 
     try:
-        with path.open("rb") as handle:
-            if handle.read(4) != b"\x7fELF":
-                return None
-            handle.seek(0)
-            elf = ELFFile(handle)
-            if elf["e_type"] not in ("ET_EXEC", "ET_DYN"):
-                return None
-            if not any(s.name in CUDA_FATBIN_SECTIONS and s["sh_size"] > 0 for s in elf.iter_sections()):
-                return None
-            # A position-independent executable is ET_DYN too; it names its program interpreter.
-            interpreted = any(segment["p_type"] == "PT_INTERP" for segment in elf.iter_segments())
-            return "executable" if elf["e_type"] == "ET_EXEC" or interpreted else "shared library"
-    except (OSError, *MALFORMED_ELF_ERRORS):
+        elf = map_elf_file(path)
+        if elf.type not in (ET_EXEC, ET_DYN):
+            return None
+        if not any(s.name in CUDA_FATBIN_SECTIONS and s.size > 0 for s in elf.sections):
+            return None
+        # A position-independent executable is ET_DYN too; it names its program interpreter.
+        interpreted = PT_INTERP in elf.segment_types()
+        return "executable" if elf.type == ET_EXEC or interpreted else "shared library"
+    except (OSError, ValueError):  # ElfFormatError, and mmap's for an empty file
         return None
 
 

@@ -84,16 +84,12 @@ def needed_libraries(path: Path) -> list[Path]:
     """The shared libraries `path` names (DT_NEEDED), found as the dynamic loader finds them: DT_RPATH (when
     there is no DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, then the system directories; `$ORIGIN` expanded.
     Those not found are left out (the loader would fail on them, not cassc)."""
-    from elftools.elf.dynamic import DynamicSection
-    from elftools.elf.elffile import ELFFile
+    from cassc.formats.elf import DT_NEEDED, DT_RPATH, DT_RUNPATH, map_elf_file
 
-    with path.open("rb") as handle:
-        dynamic = next((s for s in ELFFile(handle).iter_sections() if isinstance(s, DynamicSection)), None)
-        tags = [(tag.entry.d_tag, getattr(tag, "needed", None) or getattr(tag, "rpath", None)
-                 or getattr(tag, "runpath", None)) for tag in dynamic.iter_tags()] if dynamic else []
-    needed = [value for tag, value in tags if tag == "DT_NEEDED"]
-    rpath = [value for tag, value in tags if tag == "DT_RPATH"]
-    runpath = [value for tag, value in tags if tag == "DT_RUNPATH"]
+    tags = map_elf_file(path).dynamic_entries()
+    needed = [str(value) for tag, value in tags if tag == DT_NEEDED]
+    rpath = [str(value) for tag, value in tags if tag == DT_RPATH]
+    runpath = [str(value) for tag, value in tags if tag == DT_RUNPATH]
     origin = str(path.resolve().parent)
     directories = [d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
                    for entries in ([] if runpath else rpath) + [os.environ.get("LD_LIBRARY_PATH", "")] + runpath
@@ -112,12 +108,9 @@ SYSTEM_LIBRARY_DIRS = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/l
 def shared_runtime_needed(path: Path) -> str:
     """The shared CUDA runtime (libcudart.so.<major>) an nvcc-built program was linked with (`-cudart
     shared`); a program with NVIDIA's runtime linked in (nvcc's default) cannot be given cassc's."""
-    with path.open("rb") as handle:
-        from elftools.elf.dynamic import DynamicSection
-        from elftools.elf.elffile import ELFFile
+    from cassc.formats.elf import DT_NEEDED, map_elf_file
 
-        dynamic = next((s for s in ELFFile(handle).iter_sections() if isinstance(s, DynamicSection)), None)
-        needed = [tag.needed for tag in dynamic.iter_tags() if tag.entry.d_tag == "DT_NEEDED"] if dynamic else []
+    needed = [str(value) for tag, value in map_elf_file(path).dynamic_entries() if tag == DT_NEEDED]
     runtime = next((name for name in needed if name.startswith("libcudart.so.")), None)
     if runtime is None:
         raise InputError(f"{path} has NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which only "

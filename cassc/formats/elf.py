@@ -9,12 +9,21 @@ orders are read; compressed sections (SHF_COMPRESSED, debug information only) ar
 
 from __future__ import annotations
 
+import mmap
 import struct
 from dataclasses import dataclass
+from pathlib import Path
 
+ET_EXEC = 2
+ET_DYN = 3
 SHT_SYMTAB = 2
+SHT_DYNAMIC = 6
 SHT_NOBITS = 8
 SHT_DYNSYM = 11
+PT_INTERP = 3
+DT_NEEDED = 1
+DT_RPATH = 15
+DT_RUNPATH = 29
 SHN_UNDEF = 0
 SHN_LORESERVE = 0xFF00  # section indices from here on are special (absolute, common, ...), not sections
 SHN_XINDEX = 0xFFFF
@@ -27,6 +36,8 @@ _HEADER = {1: "16sHHIIIIIHHHHHH", 2: "16sHHIQQQIHHHHHH"}
 # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info, sh_addralign, sh_entsize
 _SECTION = {1: "IIIIIIIIII", 2: "IIQQQQIIQQ"}
 _SYMBOL = {1: "IIIBBH", 2: "IBBHQQ"}  # the classes order the fields differently
+_DYNAMIC = {1: "iI", 2: "qQ"}  # d_tag, d_val
+_STRING_TAGS = (DT_NEEDED, DT_RPATH, DT_RUNPATH)  # dynamic entries whose value names a string
 
 
 class ElfFormatError(ValueError):
@@ -71,8 +82,8 @@ class ElfFile:
         self.data = data
         self._order = "<" if encoding == 1 else ">"
         self._class = elf_class
-        (_, self.type, self.machine, _, _, _, shoff, self.flags, _, _, _, shentsize, shnum,
-         shstrndx) = self._unpack(_HEADER[elf_class], 0, "the ELF header")
+        (_, self.type, self.machine, _, _, self._phoff, shoff, self.flags, _, self._phentsize, self._phnum,
+         shentsize, shnum, shstrndx) = self._unpack(_HEADER[elf_class], 0, "the ELF header")
         self.sections: list[Section] = []
         if shoff == 0:
             return
@@ -125,6 +136,42 @@ class ElfFile:
                     for n, value, size_, info, _, shndx in entries]
         return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
                 for n, info, _, shndx, value, size_ in entries]
+
+    def segment_types(self) -> list[int]:
+        """Each program header's p_type (PT_*): the first word of a program header in both classes."""
+        if self._phoff == 0 or self._phnum == 0:
+            return []
+        if self._phentsize < 4:
+            raise ElfFormatError(f"program headers of {self._phentsize} bytes")
+        return [self._unpack("I", self._phoff + n * self._phentsize, "the program headers")[0]
+                for n in range(self._phnum)]
+
+    def dynamic_entries(self) -> list[tuple[int, int | str]]:
+        """The dynamic section's (d_tag, d_val) entries up to DT_NULL; the values of DT_NEEDED, DT_RPATH and
+        DT_RUNPATH as the strings they name."""
+        dynamic = next((s for s in self.sections if s.type == SHT_DYNAMIC), None)
+        if dynamic is None:
+            return []
+        if not 0 <= dynamic.link < len(self.sections):
+            raise ElfFormatError(f"dynamic section links to section {dynamic.link}, which does not exist")
+        names = self.section_data(self.sections[dynamic.link])
+        layout = self._order + _DYNAMIC[self._class]
+        contents = self.section_data(dynamic)
+        entries: list[tuple[int, int | str]] = []
+        for tag, value in struct.iter_unpack(layout, contents[:len(contents) - len(contents) % struct.calcsize(layout)]):
+            if tag == 0:
+                break
+            entries.append((tag, _string(names, value) if tag in _STRING_TAGS else value))
+        return entries
+
+
+def map_elf_file(path: Path) -> ElfFile:
+    """An ELF file on disk, mapped rather than read: link lines name system libraries of any size, and
+    most questions asked of them need only the headers. OSError for a file that cannot be read."""
+    with path.open("rb") as handle:
+        if handle.read(4) != b"\x7fELF":
+            raise ElfFormatError("no ELF magic")
+        return ElfFile(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))  # type: ignore[arg-type]
 
 
 def _string(table: bytes, offset: int) -> str:

@@ -1,4 +1,4 @@
-"""What HIP puts into host ELF objects and executables, read with pyelftools.
+"""What HIP puts into host ELF objects and executables, read with formats/elf.py.
 
 - `-fgpu-rdc` objects carry device bitcode in `__CLANG_OFFLOAD_BUNDLE__<triple>` sections and refer to
   `__hip_fatbin_<cuid>` / `__hip_gpubin_handle_<cuid>`, which a device link must define.
@@ -10,11 +10,7 @@
 
 from __future__ import annotations
 
-import io
-import struct
 from dataclasses import dataclass
-
-from elftools.common.exceptions import ELFError
 
 from cassc.formats.elf import SHT_DYNSYM, SHT_NOBITS, SHT_SYMTAB, STB_GLOBAL, STB_WEAK, STT_FUNC, ElfFile, ElfFormatError
 from cassc.formats.offload_bundle import BundleEntry, read_bundles
@@ -25,11 +21,6 @@ CUDA_FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # device code nvcc put 
 FATBIN_SYMBOL_PREFIX = "__hip_fatbin_"
 CUID_SYMBOL_PREFIX = "__hip_cuid_"
 LINKED_REGISTRATION_PREFIX = "__cudaRegisterLinkedBinary_"
-
-
-# What pyelftools raises on malformed ELF: its own errors, and Python's for fields that make no sense
-# (an offset past the end, a size that overflows, a name that is not text).
-MALFORMED_ELF_ERRORS = (ELFError, ValueError, KeyError, IndexError, OverflowError, struct.error, EOFError)
 
 
 class HostObjectError(ValueError):
