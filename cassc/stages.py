@@ -35,7 +35,7 @@ from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_u
 from cassc.invocation import InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
 
-if TYPE_CHECKING:  # pyelftools is imported only by builds that link
+if TYPE_CHECKING:  # the object readers are imported only by builds that link
     from cassc.formats.host_object import HostObject
 
 DATA_DIR = Path(__file__).parent / "data"
