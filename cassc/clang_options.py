@@ -108,8 +108,9 @@ def nvcc_warning_groups() -> frozenset[str]:
 
 
 def in_nvcc_warning_scope(group: str | None) -> bool:
-    """Whether a warning of this clang group (None: printed without one) is one nvcc's -Werror would stop."""
-    return group is None or group in nvcc_warning_groups()
+    """Whether a warning of this clang group is one nvcc's -Werror would stop. Without a group it is the
+    linker's or the driver's (`ld.lld: warning: ...`), which nvcc does not promote either."""
+    return group is not None and group in nvcc_warning_groups()
 
 
 @functools.cache

@@ -33,10 +33,14 @@ def _console():  # type: ignore[no-untyped-def]
 
 def _print_table(console, table) -> None:  # type: ignore[no-untyped-def]
     """A table as rich draws it on a terminal; piped, its rows as plain aligned text without box lines."""
-    if not console.is_terminal:
-        table.box = None
-        table.title_justify = "left"
-    console.print(table)
+    if console.is_terminal:
+        console.print(table)
+        return
+    table.box = None
+    table.title_justify = "left"
+    with console.capture() as captured:
+        console.print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def _offload_archs() -> tuple[str, ...]:
@@ -419,12 +423,10 @@ def model_verify(model: str = typer.Argument(..., help="An installed name, a .gg
 
 def subcommand_summaries() -> list[tuple[str, str]]:
     """Each subcommand (model's own subcommands too) and the first sentence of its help, for `cassc --help`."""
-    import click
-
     summaries: list[tuple[str, str]] = []
 
-    def walk(command: click.Command, prefix: str) -> None:
-        if isinstance(command, click.Group):
+    def walk(command, prefix: str) -> None:  # type: ignore[no-untyped-def]  # typer's own click types
+        if hasattr(command, "commands"):
             for name, sub in command.commands.items():
                 walk(sub, f"{prefix}{name} ")
         elif prefix:

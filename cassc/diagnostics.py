@@ -117,12 +117,17 @@ def restore_source_lines(text: str, original_line: Callable[[str, int], str | No
             shown.append(line)
             index += 1
             continue
-        original = original.expandtabs(8)  # clang expands tabs in what it quotes
+        raw = original
+        original = raw.expandtabs(8)  # clang expands tabs in what it quotes
         mirror = snippet["text"]
         span, renames = _column_map(mirror, original)
         column = int(located["column"])
-        if "\t" not in original and original != mirror:  # columns count bytes; tabs would need the raw mirror line
-            column = span(column - 1)[0] + 1
+        # The header's column counts bytes, a tab as one. Tabs in the indentation (hipify leaves it alone)
+        # shift both lines alike; a tab further on would need the mirror's raw line: the column stays.
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        if "\t" not in raw[indent:] and original != mirror:
+            shift = len(raw[:indent].expandtabs(8)) - indent
+            column = span(column - 1 + shift)[0] - shift + 1
         message = line[located.end("column"):]
         for hipified, written in renames.items():  # clang quotes names as 'name'
             message = message.replace(f"'{hipified}'", f"'{written}'")

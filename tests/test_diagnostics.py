@@ -52,7 +52,7 @@ MIRRORED = """\
 #include <cuda_runtime.h>
 int main() {
   float *p;
-\tint unused = 0; cudaMallocHost(&p, 16, 1, 2, 3);
+\tint flags = 0; cudaMallocHost(&p, 16, flags, 2, 3);
   return 0;
 }
 """
@@ -62,16 +62,17 @@ def test_snippets_show_the_users_line_not_the_hipified_one(cassc, tmp_path: Path
     """clang quotes the line it compiled (the mirror's `hipHostMalloc`); nvcc users read their own line, with
     the caret under what they wrote, and the message names their function."""
     write(tmp_path / "host.cu", MIRRORED)
-    stderr = cassc("-c", "host.cu", "-Xcompiler", "-Wall", check=False).stderr
-    assert "hipHostMalloc" not in stderr, stderr
+    stderr = cassc("-c", "host.cu", check=False).stderr
+    # the notes about candidates name HIP's functions in HIP's header, as nvcc's name CUDA's in CUDA's
+    users = [line for line in stderr.splitlines() if line.startswith(("host.cu", "    4 |"))]
+    assert users and not any("hipHostMalloc" in line for line in users), stderr
     user_line = MIRRORED.splitlines()[3].expandtabs(8)
     assert f"    4 | {user_line}\n" in stderr, stderr
     error = re.search(r"^host\.cu:4:(\d+): error: no matching function for call to 'cudaMallocHost'\n"
                       r"    4 \| .*\n      \| ( *)\^", stderr, re.MULTILINE)
     assert error, stderr
-    column = user_line.index("cudaMallocHost")
-    assert len(error.group(2)) == column, stderr  # the caret under the user's call
-    assert re.search(r"^host\.cu:4:\d+: warning: unused variable 'unused'", stderr, re.MULTILINE)
+    assert len(error.group(2)) == user_line.index("cudaMallocHost"), stderr  # the caret under the user's call
+    assert int(error.group(1)) == MIRRORED.splitlines()[3].index("cudaMallocHost") + 1  # a tab counts one column
 
 
 def test_restored_lines_map_columns_and_marks() -> None:

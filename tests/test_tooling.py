@@ -4,7 +4,6 @@ naming every subcommand, option and variable, and rich tables that degrade to pl
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -99,6 +98,7 @@ def test_tables_are_plain_untruncated_text_in_a_pipe(cassc_env: dict[str, str], 
     assert "…" not in result.stdout
     lines = result.stdout.splitlines()
     assert any(len(line) > 80 for line in lines), "long cells were wrapped"
+    assert all(line == line.rstrip() for line in lines)
     assert re.search(r"^\s*name\s+prompt\s+size / where to get it\s+status", result.stdout, re.MULTILINE)
     from cassc.repair.registry import known_models
 
