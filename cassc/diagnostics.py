@@ -4,7 +4,9 @@ clang compiles a CUDA unit twice (host and device pass) and reports each warning
 it once. `-Rpass-analysis=kernel-resource-usage` (cassc's -Xptxas -v) prints a remark per figure, each
 with a source snippet and "could not determine the original source location" notes; nvcc prints one
 `ptxas info` block per kernel. `present` turns the one into the other, a pure function of the text, so
-its result can be stored with a cached object and replayed on a hit.
+its result can be stored with a cached object and replayed on a hit. Before it, `restore_source_lines`
+puts the user's own line (not the hipified mirror's) under each location; after it, `promote_warnings`
+gives `-Werror all-warnings` nvcc's scope.
 """
 
 from __future__ import annotations
