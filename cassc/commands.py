@@ -21,6 +21,28 @@ from cassc.nvcc_identity import toolkit_root
 app = typer.Typer(add_completion=False, help="cassc: build CUDA programs for AMD GPUs.")
 
 
+def _console():  # type: ignore[no-untyped-def]
+    """rich's console: fitted to the terminal; piped (or redirected), plain text that no width cuts or wraps
+    (rich would otherwise assume 80 columns and truncate paths and commands)."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        return Console()
+    return Console(width=1_000_000, no_color=True, highlight=False, soft_wrap=True)
+
+
+def _print_table(console, table) -> None:  # type: ignore[no-untyped-def]
+    """A table as rich draws it on a terminal; piped, its rows as plain aligned text without box lines."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    table.box = None
+    table.title_justify = "left"
+    with console.capture() as captured:
+        console.print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
 def _offload_archs() -> tuple[str, ...]:
     chosen = os.environ.get("CASSC_OFFLOAD_ARCH", DEFAULT_OFFLOAD_ARCH)
     return tuple(a for a in chosen.split(",") if a)
@@ -77,11 +99,10 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
     if json_output:
         print(json.dumps(report, indent=2))
     else:
-        from rich.console import Console
         from rich.markup import escape
         from rich.table import Table
 
-        console = Console()
+        console = _console()
         table = Table(title=f"cassc {__version__}", show_header=False)
         table.add_row("installed at", str(report["package_dir"]))
         chain = report["toolchain"]
@@ -97,7 +118,7 @@ def doctor(json_output: bool = typer.Option(False, "--json", help="Print the rep
                           else "[yellow]not installed[/]")
         table.add_row("CUDA toolkit stand-in", str(report["toolkit"]))
         table.add_row("cache", f"{report['cache_dir']} ({'on' if report['cache_enabled'] else 'off'})")
-        console.print(table)
+        _print_table(console, table)
         for problem in report["problems"]:  # type: ignore[union-attr]
             console.print(f"[red]problem:[/] {escape(problem)}", highlight=False)  # tools' output has [brackets]
         check = report.get("build_check")
@@ -257,10 +278,9 @@ def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static o
             report.append({"sass": sass_text(Path(path))})
         print(json.dumps(report, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = _console()
     if not modules:
         console.print(f"{path}: no CUDA device code")
     for module in modules:
@@ -272,7 +292,7 @@ def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static o
             prefix = "sm" if entry.kind == "elf" else "compute"
             images.add_row(image.section, str(image.container), entry.kind.upper(), f"{prefix}_{entry.arch}",
                            entry.compression, f"{entry.stored_size} -> {len(entry.payload)}", entry.options)
-        console.print(images)
+        _print_table(console, images)
         kernels = Table(title=f"{module.origin}: kernels")
         for column in ("kernel", "host stub", "params (offset:size)", "param bytes", "shared", "registers",
                        "SASS", "PTX"):
@@ -283,14 +303,14 @@ def inspect(path: str = typer.Argument(..., help="An nvcc-built object, static o
                             str(kernel.shared_size), str(kernel.registers),
                             ",".join(f"sm_{a}" for a in kernel.sass_archs),
                             ",".join(f"compute_{a}" for a in kernel.ptx_archs))
-        console.print(kernels)
+        _print_table(console, kernels)
         if sass:
             table = Table(title=f"{module.origin}: routes")
             for column in ("kernel", "route", "SASS lifter"):
                 table.add_column(column)
             for name, (chosen, verdict) in routes[modules.index(module)].items():
                 table.add_row(name, chosen, verdict)
-            console.print(table)
+            _print_table(console, table)
         if ptx:
             for image in module.ptx_images():
                 print(image.entry.ptx)
@@ -338,7 +358,6 @@ def model_list(json_output: bool = typer.Option(False, "--json", help="Print the
             "known": [{**asdict(k), "installed": k.name in installed} for k in known.values()],
         }, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="cassc repair models")
@@ -350,7 +369,7 @@ def model_list(json_output: bool = typer.Option(False, "--json", help="Print the
     for entry in known.values():
         if entry.name not in installed:
             table.add_row(entry.name, entry.prompt_format, entry.download, "not installed")
-    Console().print(table)
+    _print_table(_console(), table)
     if selected is None:
         print("no model selected: repair is off (--cassc-model NAME, CASSC_MODEL, or [repair] model in "
               f"{config_file()})")
@@ -400,3 +419,18 @@ def model_verify(model: str = typer.Argument(..., help="An installed name, a .gg
         checked = "sha256 checked, " if report.get("hash_checked") else ""
         print(f"{backend.name}: {checked}loaded in {generation.load_seconds:.2f} s, answered {generation.tokens} "
               f"tokens at {generation.tokens_per_second:.1f} tokens/s: {generation.text[:60]!r}")
+
+
+def subcommand_summaries() -> list[tuple[str, str]]:
+    """Each subcommand (model's own subcommands too) and the first sentence of its help, for `cassc --help`."""
+    summaries: list[tuple[str, str]] = []
+
+    def walk(command, prefix: str) -> None:  # type: ignore[no-untyped-def]  # typer's own click types
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                walk(sub, f"{prefix}{name} ")
+        elif prefix:
+            summaries.append((prefix.strip(), (command.help or "").split(". ")[0].split("\n\n")[0].replace("\n", " ")))
+
+    walk(typer.main.get_command(app), "")
+    return summaries

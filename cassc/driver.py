@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from cassc import nvcc_identity, stages, toolkit
+from cassc import compdb, nvcc_identity, stages, toolkit
 from cassc.cache import Cache
 from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
@@ -43,6 +43,9 @@ class Context:
                        suffix: str = ".o") -> stages.CompiledObject:
         unit = stages.hipify_source(source.path, self.inv, self.toolchain, self.work_dir)
         flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
+        if self.inv.compile_commands is not None and not self.runner.dryrun:
+            arguments = stages.clangd_arguments(source.path.absolute(), source.kind, self.inv, self.toolchain)
+            compdb.record(self.inv.compile_commands, compdb.entry(Path.cwd(), source.path.absolute(), arguments))
         output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
         output.parent.mkdir(parents=True, exist_ok=True)
         return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
@@ -73,7 +76,8 @@ def execute(inv: Invocation) -> int:
     else:
         work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
     runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
-                           device_label=",".join(inv.offload_archs))
+                           device_label=",".join(inv.offload_archs),
+                           warnings_as_errors="all-warnings" in inv.werror_kinds)
     cache = Cache(enabled=None if not inv.dryrun else False)
     context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model, verbose=inv.verbose))
     try:
@@ -116,7 +120,9 @@ def _print_info(inv: Invocation) -> int:
             hip_version = "(not found)"
         print(nvcc_identity.version_banner(inv.offload_archs, hip_version))
     elif inv.info == "help":
-        print(nvcc_identity.HELP_TEXT, end="")
+        from cassc.commands import subcommand_summaries
+
+        print(nvcc_identity.help_text(subcommand_summaries()), end="")
     elif inv.info == "list-gpu-arch":
         print(nvcc_identity.list_gpu_arch())
     else:
@@ -505,4 +511,5 @@ PHASES: dict[str, Callable[[Context], int]] = {
     "fatbin": device_only_phase,
     "ptx": device_only_phase,
     "optix-ir": unsupported_phase,
+    "ltoir": unsupported_phase,  # NVVM's link-time IR: clang's -fgpu-rdc bitcode plays its part inside objects
 }

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from cassc.clang_options import diagnostic_flags, is_host_default, refused_by_xarch
+from cassc.clang_options import diagnostic_flags, is_host_default, refused_by_xarch, werror_flags
 from cassc.errors import InputError, UsageError
 from cassc.options import ATTACHED_PREFIXES, CASSC_OPTION_PREFIX, OPTIONS_BY_NAME, Effect, Kind, Option
 
@@ -99,6 +99,8 @@ class Invocation:
     disable_warnings: bool = False
     no_deprecated_warnings: bool = False
     werror_kinds: tuple[str, ...] = ()
+    warning_flags: tuple[str, ...] = ()  # clang warnings nvcc's own -W options ask for (-Wreorder)
+    brief_diagnostics: bool = False
     diag_suppress: tuple[str, ...] = ()  # nvcc diagnostic numbers or names
     diag_warn: tuple[str, ...] = ()
     diag_error: tuple[str, ...] = ()
@@ -136,6 +138,7 @@ class Invocation:
     clean_targets: bool = False
     run_args: tuple[str, ...] = ()
     info: str | None = None  # --version / --help / --list-gpu-arch: print and exit
+    compile_commands: Path | None = None  # $CASSC_COMPILE_COMMANDS: the compile_commands.json to add entries to
     dropped: tuple[str, ...] = ()  # "option: why" for every accepted option that means nothing on AMD
 
     @property
@@ -297,7 +300,7 @@ def parse_invocation(argv: Sequence[str], env: Mapping[str, str] | None = None) 
 
 
 # nvcc's phases in the order its pipeline reaches them.
-PHASE_ORDER = ("dependencies", "nonsystem-dependencies", "preprocess", "cuda", "ptx", "optix-ir", "cubin",
+PHASE_ORDER = ("dependencies", "nonsystem-dependencies", "preprocess", "cuda", "ptx", "optix-ir", "ltoir", "cubin",
                "fatbin", "compile", "device-link", "lib", "link", "run")
 
 
@@ -317,6 +320,8 @@ def _shell_words(value: str, option: Option) -> list[str]:
 def _apply(option: Option, word: str, value: str | None, values: dict[str, object],
            lists: dict[str, list[str]], dropped: list[str]) -> None:
     if option.effect is Effect.DROP:
+        if option.choices and value not in option.choices:
+            raise UsageError(f"Value '{value}' is not defined for option '{option.long}'")
         dropped.append(f"{word}{'' if value is None or value in word else ' ' + value}: {option.note}")
         return
     if option.effect is Effect.INFO:
@@ -432,6 +437,7 @@ def _sort_host_options(values: dict[str, object]) -> None:
     values["host_compiler_options"] = tuple(kept)
     for kind in ("suppress", "warn", "error"):
         dropped += diagnostic_flags(kind, values.get(f"diag_{kind}", ()))[1]  # type: ignore[arg-type]
+    dropped += werror_flags(values.get("werror_kinds", ()))[1]  # type: ignore[arg-type]
     values["dropped"] = tuple(dropped)
 
 
@@ -443,6 +449,8 @@ def _finish(values: dict[str, object], env: Mapping[str, str]) -> Invocation:
         values["use_hipcc"] = True
     if env.get("CASSC_SASS", "0") not in ("0", "", "false", "no", "off"):
         values["force_sass"] = True
+    if env.get("CASSC_COMPILE_COMMANDS"):
+        values["compile_commands"] = Path(env["CASSC_COMPILE_COMMANDS"]).absolute()
     if values.get("host_compiler") is None and env.get("NVCC_CCBIN"):
         values["host_compiler"] = env["NVCC_CCBIN"]  # nvcc's documented default for -ccbin
     if values.get("max_registers") is not None:

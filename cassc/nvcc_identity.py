@@ -118,18 +118,51 @@ def list_gpu_code() -> str:
     return "\n".join(f"sm_{a}" for a in GPU_ARCHS)
 
 
-HELP_TEXT = """\
-Usage  : cassc [options] <inputfile>   (an nvcc-compatible driver that builds for AMD GPUs)
+# Every environment variable cassc reads (the runtime of `cassc run` included), with what it does.
+ENVIRONMENT: tuple[tuple[str, str], ...] = (
+    ("NVCC_PREPEND_FLAGS", "options read before the command line's (as nvcc)"),
+    ("NVCC_APPEND_FLAGS", "options read after the command line's (as nvcc)"),
+    ("NVCC_CCBIN", "the host compiler where -ccbin is not given (as nvcc)"),
+    ("CASSC_OFFLOAD_ARCH", "AMD targets, comma-separated (default gfx1100); --cassc-offload-arch wins"),
+    ("CASSC_ROCM_PATH", "the ROCm install to use (then ROCM_PATH, /opt/rocm, newest /opt/rocm-X.Y, /usr)"),
+    ("CASSC_USE_HIPCC", "1: compile through the ROCm install's hipcc (--cassc-use-hipcc)"),
+    ("CASSC_SASS", "1: translate nvcc-built objects from their SASS even where they carry PTX (--cassc-sass)"),
+    ("CASSC_MODEL", "the repair model (--cassc-model; else [repair] model in config.toml)"),
+    ("CASSC_CACHE", "0: no compile cache"),
+    ("CASSC_CACHE_DIR", "the compile cache's directory (may be shared by a team)"),
+    ("CASSC_DATA_DIR", "cassc's data directory (toolkit, device libraries, models)"),
+    ("CASSC_CONFIG_DIR", "the directory of config.toml"),
+    ("CASSC_COMPILE_COMMANDS", "a compile_commands.json to add a clangd-ready entry to for each source compiled"),
+    ("CASSC_CUDA_VERSION", "the CUDA version cassc reports as nvcc (default 12.9.999)"),
+    ("CASSC_NVCC", "NVIDIA's nvcc for --cassc-target=nvidia (else $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc)"),
+    ("CASSC_DEBIAN_MIRROR", "the Debian mirror `cassc setup` fetches hipCUB/rocThrust headers from"),
+    ("CASSC_TRANSLATED_DIR", "where `cassc run`'s runtime finds translations (default: the cache's translated/)"),
+    ("CASSC_RUNTIME_VERBOSE", "set: the runtime of `cassc run` says which translation it registers"),
+)
 
-cassc accepts nvcc's options (see `nvcc --help`); every -arch/-code/-gencode value maps to the AMD
-target. Options of its own:
-  --cassc-offload-arch=gfxNNNN   AMD target(s) to build for (default gfx1100; env CASSC_OFFLOAD_ARCH)
 
-Subcommands:
-  cassc doctor [--json]          which AMD toolchain cassc uses, and what is missing
-  cassc setup                    prepare cassc's data directory (device libraries, toolkit tree)
-  cassc env                      shell lines that put cassc's stand-in CUDA toolkit first
+def help_text(subcommands: list[tuple[str, str]]) -> str:
+    """`cassc --help`: nvcc's usage, cassc's own options from the option table, the subcommands (name,
+    summary), the environment."""
+    from cassc.options import CASSC_OPTION_PREFIX, NVCC_OPTIONS
 
-Environment: NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS, CASSC_OFFLOAD_ARCH, CASSC_CACHE=0 (no cache),
-CASSC_CACHE_DIR, CASSC_DATA_DIR, CASSC_CUDA_VERSION (version to report, default 12.9.999).
-"""
+    own = [o for o in NVCC_OPTIONS if o.long.startswith(CASSC_OPTION_PREFIX)]
+    lines = ["Usage  : cassc [options] <inputfile>   (an nvcc-compatible driver that builds for AMD GPUs)",
+             "         cassc <subcommand> [--help]",
+             "",
+             f"cassc takes nvcc's options ({len(NVCC_OPTIONS) - len(own)} of them: see `nvcc --help`). Every "
+             "-arch/-code/-gencode value maps to the AMD target; an option with no AMD meaning is accepted and "
+             "`-v` says why it is ignored.",
+             "",
+             "Options of cassc's own:"]
+    for option in own:
+        value = "" if option.kind.value == "flag" else "=" + ("|".join(option.choices) if option.choices else "VALUE")
+        lines.append(f"  --{option.long}{value}")
+        lines.append(f"        {option.note}")
+    lines += ["", "Subcommands:"]
+    width = max(len(name) for name, _ in subcommands)
+    lines += [f"  cassc {name.ljust(width)}  {summary}" for name, summary in subcommands]
+    lines += ["", "Environment:"]
+    width = max(len(name) for name, _ in ENVIRONMENT)
+    lines += [f"  {name.ljust(width)}  {meaning}" for name, meaning in ENVIRONMENT]
+    return "\n".join(lines) + "\n"

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from cassc import __version__, toolchain as tools
 from cassc.cache import Cache, digest, file_digest, file_stamp
 from cassc.depfile import parse_depfile
-from cassc.clang_options import diagnostic_flags, refused_by_xarch
-from cassc.diagnostics import present as present_diagnostics
+from cassc.clang_options import diagnostic_flags, in_nvcc_warning_scope, refused_by_xarch, werror_flags
+from cassc.diagnostics import present as present_diagnostics, promote_warnings, restore_source_lines
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
@@ -53,6 +53,7 @@ class Runner:
     dryrun: bool = False
     mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
     device_label: str = "gfx1100"  # the AMD target(s) that -Xptxas -v blocks name
+    warnings_as_errors: bool = False  # -Werror all-warnings: warnings in nvcc's scope fail the command
 
     def show(self, command: list[str]) -> None:
         if self.verbose or self.dryrun:
@@ -71,11 +72,39 @@ class Runner:
         diagnostics = result.stderr
         if self.mirror_root is not None:
             diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
-        return Attempt(result.returncode, result.stdout, present_diagnostics(diagnostics, self.device_label))
+            diagnostics = restore_source_lines(diagnostics, _line_reader())
+        diagnostics = present_diagnostics(diagnostics, self.device_label)
+        if not self.warnings_as_errors:
+            return Attempt(result.returncode, result.stdout, diagnostics)
+        diagnostics, promoted = promote_warnings(diagnostics, in_nvcc_warning_scope)
+        return Attempt(result.returncode or int(promoted > 0), result.stdout, diagnostics)
+
+    def replay(self, diagnostics: str, what: str) -> None:
+        """Print a cached compile's diagnostics as its compile printed them, under this command's -Werror."""
+        promoted = 0
+        if self.warnings_as_errors:
+            diagnostics, promoted = promote_warnings(diagnostics, in_nvcc_warning_scope)
+        Attempt(int(promoted > 0), "", diagnostics).reported(what)
 
     def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
         return self.attempt(command, env).reported(what)
+
+
+def _line_reader() -> Callable[[str, int], str | None]:
+    """A file's line by its 1-based number (None where the file or line is not there), each file read once."""
+    files: dict[str, list[str] | None] = {}
+
+    def line_of(name: str, number: int) -> str | None:
+        if name not in files:
+            try:
+                files[name] = Path(name).read_text(errors="replace").splitlines()
+            except (OSError, ValueError):
+                files[name] = None
+        lines = files[name]
+        return lines[number - 1] if lines is not None and 0 < number <= len(lines) else None
+
+    return line_of
 
 
 @dataclass(frozen=True)
@@ -109,6 +138,7 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
             relaxed_constexpr=inv.relaxed_constexpr, extended_lambda=inv.extended_lambda,
             extensible_whole_program=inv.extensible_whole_program)]
         flags += ["-fgpu-rdc"] if inv.rdc else []
+        flags += ["-Xarch_host", "-g"] if inv.debug else []
         device_opt = "0" if inv.device_debug and inv.device_optimize != "on" else "3"
         flags += ["-Xarch_device", f"-O{device_opt}"]
         if inv.device_debug:
@@ -149,13 +179,15 @@ def _math_flags(inv: Invocation) -> list[str]:
 
 def _common_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     flags = [f"-O{inv.optimize}"] if inv.optimize else []
-    flags += ["-g"] if inv.debug else []
+    # nvcc's -g is host debug information only (-G is the device's)
+    flags += ["-g"] if inv.debug and kind is not InputKind.CUDA else []
     flags += ["-pg"] if inv.profile else []
     # nvcc's -std names a C++ dialect; nvcc leaves it off when it hands a .c file to the host compiler.
     flags += [f"-std={inv.std}"] if inv.std and kind is not InputKind.C else []
     flags += ["-fno-exceptions"] if inv.no_exceptions else []
     flags += ["-w"] if inv.disable_warnings else []
-    flags += ["-Werror"] if "all-warnings" in inv.werror_kinds else []
+    flags += werror_flags(inv.werror_kinds)[0] + list(inv.warning_flags)
+    flags += ["-fno-caret-diagnostics", "-fno-show-column"] if inv.brief_diagnostics else []
     flags += ["-Wno-deprecated-declarations"] if inv.no_deprecated_warnings else []
     if inv.template_depth:
         flags.append(f"-ftemplate-depth={inv.template_depth}")
@@ -194,6 +226,20 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     for kind in ("suppress", "warn", "error"):
         flags += diagnostic_flags(kind, getattr(inv, f"diag_{kind}"))[0]
     return flags
+
+
+def clangd_arguments(source: Path, kind: InputKind, inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
+    """The clang command that stands for compiling `source` (the user's file, not the mirror), for
+    compile_commands.json: cassc's flags with the user's include directories, and the stand-in toolkit's
+    headers, where CUDA's names are HIP's, in place of the mirror's renaming."""
+    flags = [str(toolchain.clang), *_common_flags(kind, inv, toolchain), *_language_flags(kind, inv, toolchain)]
+    flags += [f"-I{d}" for d in inv.include_dirs if not _is_default_include_dir(d)]
+    for directory in inv.system_include_dirs:
+        flags += ["-isystem", directory] if not _is_default_include_dir(directory) else []
+    for header in inv.pre_includes:
+        flags += ["-include", header]
+    flags += ["-isystem", str(toolkit_root() / "include"), "-isystem", str(COMPAT_INCLUDE_DIR), "-Wno-unused-result"]
+    return flags + ["-c", str(source)]
 
 
 # gcc (nvcc's host compiler) ignores -I/-isystem naming its own system directories; clang would move
@@ -279,7 +325,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         output.write_bytes(hit.read_bytes("output"))
         # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
         if DIAGNOSTICS_FILE in hit.files:
-            sys.stderr.write(hit.read_text(DIAGNOSTICS_FILE))
+            runner.replay(hit.read_text(DIAGNOSTICS_FILE), f"compiling {display_path(unit.original_of(unit.main), cwd)}")
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
         return CompiledObject(output, dependencies, cached=True)
@@ -499,7 +545,8 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     (-lcudart, -lcurand...) become their HIP counterparts."""
     renames = load_tables().link_libraries
     flags = ["-shared"] if inv.shared else []
-    flags += ["-g"] if inv.debug else []
+    # nvcc's -g is host debug information only (-G is the device's)
+    flags += ["-g"] if inv.debug and kind is not InputKind.CUDA else []
     flags += ["-pg"] if inv.profile else []
     flags += list(inv.host_compiler_options)
     flags += [f"-L{d}" for d in inv.library_dirs]

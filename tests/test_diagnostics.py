@@ -46,3 +46,55 @@ def test_resource_usage_is_the_same_report() -> None:
         "ptxas info    : Function properties for _Z1kv\n"
         "    16 bytes stack frame, 2 VGPR spills, 0 SGPR spills\n"
         "ptxas info    : Used 7 registers, 4 SGPRs, 0 bytes smem, occupancy 16 waves/SIMD\n")
+
+
+MIRRORED = """\
+#include <cuda_runtime.h>
+int main() {
+  float *p;
+\tint flags = 0; cudaMallocHost(&p, 16, flags, 2, 3);
+  return 0;
+}
+"""
+
+
+def test_snippets_show_the_users_line_not_the_hipified_one(cassc, tmp_path: Path) -> None:
+    """clang quotes the line it compiled (the mirror's `hipHostMalloc`); nvcc users read their own line, with
+    the caret under what they wrote, and the message names their function."""
+    write(tmp_path / "host.cu", MIRRORED)
+    stderr = cassc("-c", "host.cu", check=False).stderr
+    # the notes about candidates name HIP's functions in HIP's header, as nvcc's name CUDA's in CUDA's
+    users = [line for line in stderr.splitlines() if line.startswith(("host.cu", "    4 |"))]
+    assert users and not any("hipHostMalloc" in line for line in users), stderr
+    user_line = MIRRORED.splitlines()[3].expandtabs(8)
+    assert f"    4 | {user_line}\n" in stderr, stderr
+    error = re.search(r"^host\.cu:4:(\d+): error: no matching function for call to 'cudaMallocHost'\n"
+                      r"    4 \| .*\n      \| ( *)\^", stderr, re.MULTILINE)
+    assert error, stderr
+    assert len(error.group(2)) == user_line.index("cudaMallocHost"), stderr  # the caret under the user's call
+    assert int(error.group(1)) == MIRRORED.splitlines()[3].index("cudaMallocHost") + 1  # a tab counts one column
+
+
+def test_restored_lines_map_columns_and_marks() -> None:
+    from cassc.diagnostics import restore_source_lines
+
+    text = ("a.cu:1:34: error: use of undeclared identifier 'hipHostMalloc'\n"
+            "    1 | int f() { int unused_var; return hipHostMalloc(1, 2); }\n"
+            "      |                                  ^\n"
+            "a.cu:1:47: error: too many arguments\n"
+            "    1 | int f() { int unused_var; return hipHostMalloc(1, 2); }\n"
+            "      |                                  ~~~~~~~~~~~~~^~~~~\n"
+            "b.h:2:3: warning: unchanged\n"
+            "    2 | int y;\n"
+            "      |   ^\n")
+    original = {"a.cu": "int f() { int unused_var; return cudaMallocHost(1, 2); }", "b.h": "int y;"}
+    assert restore_source_lines(text, lambda name, line: original.get(name)) == (
+        "a.cu:1:34: error: use of undeclared identifier 'cudaMallocHost'\n"
+        "    1 | int f() { int unused_var; return cudaMallocHost(1, 2); }\n"
+        "      |                                  ^~~~~~~~~~~~~~\n"
+        "a.cu:1:48: error: too many arguments\n"
+        "    1 | int f() { int unused_var; return cudaMallocHost(1, 2); }\n"
+        "      |                                  ~~~~~~~~~~~~~~^~~~~\n"
+        "b.h:2:3: warning: unchanged\n"
+        "    2 | int y;\n"
+        "      |   ^\n")

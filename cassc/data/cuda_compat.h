@@ -245,3 +245,46 @@ static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {
   return hipEventCreateWithFlags(event, flags);
 }
 #endif /* __cplusplus */
+
+/* ---- CUDA runtime functions HIP has no twin of (issue 19; tests/api_audit.tsv's `provided` runtime rows) ---- */
+#if defined(__cplusplus)
+#include <cassc/occupancy.h>
+/* cudaOccupancyMaxPotentialBlockSizeVariableSMem(WithFlags): CUDA's templates (cuda_runtime.h), which HIP 5.2
+ * lacks and cassc's tables leave unrenamed: CUDA's search (cassc/occupancy.h) over HIP's occupancy query,
+ * with the dynamic shared memory the caller's function gives for each block size. */
+template <typename UnaryFunction, typename T>
+static inline hipError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int* minGridSize, int* blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize, int blockSizeLimit = 0,
+    unsigned int flags = 0) {
+  if (!minGridSize || !blockSize || !func) return hipErrorInvalidValue;
+  int device = 0, threads_per_multiprocessor = 0, warp = 0, multiprocessors = 0, device_block_limit = 0;
+  hipFuncAttributes attributes;
+  hipError_t status = hipGetDevice(&device);
+  if (status == hipSuccess)
+    status = hipDeviceGetAttribute(&threads_per_multiprocessor, hipDeviceAttributeMaxThreadsPerMultiProcessor, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&device_block_limit, hipDeviceAttributeMaxThreadsPerBlock, device);
+  if (status == hipSuccess) status = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(func));
+  if (status != hipSuccess) return status;
+  if (blockSizeLimit == 0 || blockSizeLimit > device_block_limit) blockSizeLimit = device_block_limit;
+  if (attributes.maxThreadsPerBlock < blockSizeLimit) blockSizeLimit = attributes.maxThreadsPerBlock;
+  int blocks = 0;
+  status = __cassc_max_potential_block_size<hipError_t>(
+      blockSizeLimit, warp, threads_per_multiprocessor,
+      [&](int size, int* count) {
+        return hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            count, reinterpret_cast<const void*>(func), size, blockSizeToDynamicSMemSize(size), flags);
+      },
+      blockSize, &blocks);
+  if (status == hipSuccess) *minGridSize = blocks * multiprocessors;
+  return status;
+}
+template <typename UnaryFunction, typename T>
+static inline hipError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* minGridSize, int* blockSize, T func,
+                                                                        UnaryFunction blockSizeToDynamicSMemSize,
+                                                                        int blockSizeLimit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func,
+                                                                 blockSizeToDynamicSMemSize, blockSizeLimit, 0u);
+}
+#endif /* __cplusplus */
