@@ -357,3 +357,90 @@ def test_tensor_core_instructions_are_refused_by_name(built: dict[str, Path], tm
     failures = lift_module(parse_ptx(module.best_ptx() or ""), AMDGPU, data_layout(AMDGPU)).failures
     (reason,) = failures.values()
     assert "tensor-core instruction 'wmma'" in reason and "PTX line" in reason
+
+
+BLOCK_REGISTERS_AND_BMSK = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 k_a, .param .u32 k_b, .param .u64 k_out)
+{
+.reg .pred %p<2>;
+.reg .b32 %r<6>;
+.reg .b64 %rd<3>;
+ld.param.u32 %r1, [k_a];
+ld.param.u32 %r2, [k_b];
+ld.param.u64 %rd1, [k_out];
+mov.u32 %r0, 5;
+{ .reg .u32 r0; add.u32 r0, %r1, 1; mov.u32 %r3, r0; }
+bmsk.clamp.b32 %r4, %r1, %r2;
+bmsk.wrap.b32 %r5, %r1, %r2;
+st.u32 [%rd1], %r0;
+st.u32 [%rd1+4], %r3;
+st.u32 [%rd1+8], %r4;
+st.u32 [%rd1+12], %r5;
+ret;
+}
+"""
+
+
+def bmsk(start: int, count: int, wrap: bool) -> int:
+    start, count = (start & 31, count & 31) if wrap else (min(start, 32), min(count, 32))
+    return (((1 << count) - 1) << start) & 0xFFFFFFFF
+
+
+def test_block_scoped_registers_and_bmsk_compute_what_the_ptx_isa_says() -> None:
+    """A block's own `r0` (CUB's inline asm declares them) is not the function's `%r0` (Thrust's "invalid LLVM
+    IR"); bmsk (CUB's radix sort) as the PTX ISA defines both modes. Run on this CPU."""
+    import llvmlite.binding as llvm
+
+    lifted = lift_module(parse_ptx(BLOCK_REGISTERS_AND_BMSK), replace(HOST, triple=llvm.get_process_triple()),
+                         host_data_layout())
+    engine, _ = host_module(lifted.ir)
+    kernel = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(engine.get_function_address("k"))
+    for start, count in [(0, 0), (3, 4), (28, 8), (0, 32), (31, 1), (33, 40), (40, 2), (5, 33)]:
+        out = (ctypes.c_uint32 * 4)()
+        arguments = [ctypes.c_uint32(start), ctypes.c_uint32(count), ctypes.c_uint64(ctypes.addressof(out))]
+        kernel(*[ctypes.addressof(a) for a in arguments])
+        assert list(out) == [5, start + 1, bmsk(start, count, False), bmsk(start, count, True)], (start, count)
+
+
+BLOCK_REDUCTIONS = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry votes(.param .u64 votes_out)
+{
+.reg .pred %p<4>;
+.reg .b32 %r<5>;
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [votes_out];
+mov.u32 %r1, %tid.x;
+setp.lt.u32 %p1, %r1, 7;
+bar.red.popc.u32 %r2, 0, %p1;
+bar.red.and.pred %p2, 0, %p1;
+bar.red.or.pred %p3, 0, !%p1;
+selp.u32 %r3, 1, 0, %p2;
+selp.u32 %r4, 2, 0, %p3;
+add.u32 %r2, %r2, %r3;
+add.u32 %r2, %r2, %r4;
+mov.u32 %r3, %lanemask_le;
+add.u32 %r2, %r2, %r3;
+st.global.u32 [%rd1], %r2;
+ret;
+}
+"""
+
+
+def test_syncthreads_count_and_or_translate_for_both_targets(tmp_path: Path) -> None:
+    from cassc.binary.codegen import amdgpu_object
+
+    lifted = lift_module(parse_ptx(BLOCK_REDUCTIONS), AMDGPU, data_layout(AMDGPU))
+    assert lifted.kernels == ["votes"] and amdgpu_object(lifted.ir)
+    assert lifted.ir.count("@llvm.amdgcn.s.barrier()") >= 9  # three per reduction
+    nvidia = lift_module(parse_ptx(BLOCK_REDUCTIONS), NVPTX, data_layout(NVPTX))
+    ptx = tmp_path / "votes.ptx"
+    ptx.write_text(nvptx_assembly(nvidia.ir))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "votes.cubin")], check=True)
+    assert "bar.red.popc" in ptx.read_text() and "%lanemask_le" in ptx.read_text()

@@ -824,6 +824,46 @@ class Emitter:
         current = self.value(f"load atomic i64, {self.ptr(space)} {pointer}{scope} acquire, align 8")
         return self.value(f"icmp ne i64 {self.value(f'lshr i64 {current}, 63')}, {parity}")
 
+    def block_reduce(self, operation: str, predicate: str) -> str:
+        """bar.red / BAR.RED (__syncthreads_count, _and, _or): a barrier that also counts the block's threads whose
+        i1 `predicate` holds; the count (popc, an i32) or whether all / any held (and / or, an i1). AMDGPU counts
+        in a word of LDS: zeroed, barrier, atomic adds, barrier, read, barrier (before the next use zeroes it)."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.barrier0.{operation}"
+            self.declare(name, f"declare i32 @{name}(i32)")
+            result = self.value(f"call i32 @{name}(i32 {self.value(f'zext i1 {predicate} to i32')})")
+            return result if operation == "popc" else self.value(f"icmp ne i32 {result}, 0")
+        self.declare("__cassc_block_count", "@__cassc_block_count = internal addrspace(3) global i32 poison, align 4")
+        indices = [self.special_register(f"%tid.{axis}")[0] for axis in "xyz"]  # type: ignore[index]
+        low = self.value(f"or i32 {indices[0]}, {indices[1]}")
+        first = self.value(f"icmp eq i32 {self.value(f'or i32 {low}, {indices[2]}')}, 0")
+        self.guarded(first, lambda: self.emit("store i32 0, ptr addrspace(3) @__cassc_block_count, align 4"))
+        self.barrier()
+        one = self.value(f"zext i1 {predicate} to i32")
+        self.value(f'atomicrmw add ptr addrspace(3) @__cassc_block_count, i32 {one} syncscope("workgroup") monotonic')
+        self.barrier()
+        count = self.value("load i32, ptr addrspace(3) @__cassc_block_count, align 4")
+        self.barrier()
+        if operation == "popc":
+            return count
+        if operation == "or":
+            return self.value(f"icmp ne i32 {count}, 0")
+        sizes = [self.special_register(f"%ntid.{axis}")[0] for axis in "xyz"]  # type: ignore[index]
+        threads = self.value(f"mul i32 {self.value(f'mul i32 {sizes[0]}, {sizes[1]}')}, {sizes[2]}")
+        return self.value(f"icmp eq i32 {count}, {threads}")
+
+    def bit_mask(self, start: str, count: str, wrap: bool) -> str:
+        """bmsk: `count` one-bits from bit `start` (i32s), both taken mod 32 (wrap) or clamped to 32, the mask cut
+        at bit 31."""
+        if wrap:
+            start, count = (self.value(f"and i32 {v}, 31") for v in (start, count))
+        else:
+            start, count = (self.value(f"call i32 {self.intrinsic('llvm.umin', 'i32', 2)}(i32 {v}, i32 32)")
+                            for v in (start, count))
+        wide_count, wide_start = (self.value(f"zext i32 {v} to i64") for v in (count, start))
+        ones = self.value(f"sub i64 {self.value(f'shl i64 1, {wide_count}')}, 1")
+        return self.value(f"trunc i64 {self.value(f'shl i64 {ones}, {wide_start}')} to i32")
+
     # -- more warp-level operations (sm_70-sm_90) ----------------------------------------------------------------
     def read_lane(self, value: str, bits: int, lane: str) -> str:
         """`value` (i32 or i64) as lane `lane` (uniform) holds it (AMDGPU)."""
@@ -991,7 +1031,7 @@ class Emitter:
                 return self.special(f"{base}.{axis}"), "i32"
             if name in ("laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq", "lanemask_lt", "lanemask_le",
                         "lanemask_gt", "lanemask_ge"):
-                return self.special(name), "i32"
+                return self.special(name.replace("lanemask_", "lanemask.")), "i32"  # NVVM's names: lanemask.le
             if name in ("clock", "clock64", "globaltimer"):
                 intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
                 result = "i32" if name == "clock" else "i64"

@@ -317,7 +317,8 @@ class FunctionLifter(Emitter):
 
     @staticmethod
     def reg_slot(name: str) -> str:
-        return "%" + quote("r." + name.lstrip("%"))
+        # `%r0` and a block's own `r0` (inline asm in CUDA's headers declares such) are different registers.
+        return "%" + quote(f"r.{name[1:]}" if name.startswith("%") else f"n.{name}")
 
     def local_variable(self, variable: Variable) -> None:
         if variable.space == "shared":
@@ -797,6 +798,11 @@ class FunctionLifter(Emitter):
         table = _ptx_int(instruction.operands[4].strip())
         self.write(instruction.operands[0], self.lop3(ptx_type, inputs, table), ptx_type)
 
+    def op_bmsk(self, instruction: Instruction) -> None:
+        """bmsk.{clamp,wrap}.b32 d, a, b: b one-bits from bit a."""
+        a, b = (self.read(o, "u32") for o in instruction.operands[1:3])
+        self.write(instruction.operands[0], self.bit_mask(a, b, "wrap" in instruction.modifiers), "b32")
+
     def op_prmt(self, instruction: Instruction) -> None:
         if any(m in instruction.modifiers for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
             raise self.fail("prmt modes other than the default")
@@ -1137,6 +1143,12 @@ class FunctionLifter(Emitter):
     def op_bar(self, instruction: Instruction) -> None:
         if "warp" in instruction.modifiers:
             self.warp_sync()
+            return
+        if "red" in instruction.modifiers and len(instruction.operands) == 3 and \
+                instruction.operands[1].strip() == "0":  # bar.red.{popc,and,or} d, 0, {!}p: __syncthreads_count...
+            operation = next(m for m in instruction.modifiers if m in ("popc", "and", "or"))
+            result = self.block_reduce(operation, self.read(instruction.operands[2], "pred"))
+            self.write(instruction.operands[0], result, "u32" if operation == "popc" else "pred")
             return
         if any(m in instruction.modifiers for m in ("red", "arrive")) or (
                 len(instruction.operands) > 1 or instruction.operands[0].strip() not in ("0",)):
