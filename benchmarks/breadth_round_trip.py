@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The binary path's construct classes, each a whole program run on the H200 as nvcc built it and round-tripped.
+"""The binary path's construct classes, each a whole program run on an sm_90 GPU as nvcc built it and round-tripped.
 
 Programs: `benchmarks/breadth/*.cu` (device printf/assert/malloc, grid-wide sync under a cooperative launch,
 sm_80/sm_90 warp instructions with asynchronous copies and mbarriers, virtual functions and function pointers,
@@ -10,13 +10,14 @@ Thrust). For each, here:
   round trip  the same IR lowered to NVPTX, assembled by ptxas (sm_90), wrapped by `fatbinary` and put in place
               of the object's `.nv_fatbin` (objcopy); nvcc links the round-trip program from that object.
 
-`prepare` packs both executables with `device.py`; on the H200 `python3 PACK/device.py PACK $OUT` runs each
+`prepare` packs both executables with `device.py`; on the GPU `python3 PACK/device.py PACK $OUT` runs each
 and records what it printed and its exit status; `report` compares the two and writes the table into
 benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/breadth_round_trip.py prepare --work /tmp/breadth
-    (on the H200)  python3 .dev-binpath/breadth/device.py .dev-binpath/breadth $OUT
-    .venv/bin/python benchmarks/breadth_round_trip.py report --work /tmp/breadth --device-results results.json
+    (on the GPU)  python3 .dev-binpath/breadth/device.py .dev-binpath/breadth $OUT
+    .venv/bin/python benchmarks/breadth_round_trip.py report --work /tmp/breadth --device-results results.json \
+        --device "one H100 (sm_90)"
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from cassc.toolchain import find_toolchain  # noqa: E402
 PROGRAMS = REPO_ROOT / "benchmarks" / "breadth"
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "binary-path.md"
 CUDA_BIN = Path("/usr/local/cuda/bin")
-SECTION = "## Construct classes: whole programs round-tripped on the H200"
+SECTION = "## Construct classes: whole programs round-tripped on an sm_90 GPU"
 
 DEVICE_SCRIPT = r'''
 import json, os, subprocess, sys
@@ -115,15 +116,16 @@ def comparable(output: str) -> str:
     return re.sub(r"0x[0-9a-f]{6,}", "0x...", output)
 
 
-def report(work: Path, device_results: Path) -> None:
+def report(work: Path, device_results: Path, device: str) -> None:
     programs = json.loads((work / "pack" / "programs.json").read_text())
     runs = json.loads(device_results.read_text())
-    rows = ["| program | kernels translated (gfx1100) | round trip prints the original's output | original's output |",
+    rows = ["| program | kernels translated (gfx1100) | round trip prints the original's output (stdout, stderr, exit) | "
+            "original's output |",
             "|---|---|---|---|"]
     for name, record in programs.items():
         original, round_trip = runs.get(f"{name}/original", {}), runs.get(f"{name}/roundtrip", {})
-        same = bool(original) and bool(round_trip) and original["rc"] == round_trip["rc"] and \
-            comparable(original["stdout"]) == comparable(round_trip["stdout"])
+        same = bool(original) and bool(round_trip) and original["rc"] == round_trip["rc"] and all(
+            comparable(original[stream]) == comparable(round_trip[stream]) for stream in ("stdout", "stderr"))
         shown = " / ".join(line.strip() for line in original.get("stdout", "").splitlines()[:3])[:220]
         rows.append(f"| {name} | {record['translated']}/{record['kernels']} | "
                     f"{'yes' if same else 'NO'} (exit {original.get('rc')}/{round_trip.get('rc')}) | "
@@ -131,7 +133,7 @@ def report(work: Path, device_results: Path) -> None:
     text = RESULTS.read_text()
     section = "\n".join([SECTION, "",
                          f"{date.today()}: `benchmarks/breadth_round_trip.py prepare` here (nvcc 13, sm_90), "
-                         "then its device.py on one H200, then `report`. Each program's objects translated "
+                         f"then its device.py on {device}, then `report`. Each program's objects translated "
                          "into gfx1100 code objects; the same IR lowered to NVPTX replaced the device code, "
                          "and the relinked program ran beside nvcc's.", "", *rows, ""])
     if SECTION in text:
@@ -152,11 +154,12 @@ def main() -> None:
     report_parser = commands.add_parser("report")
     report_parser.add_argument("--work", type=Path, required=True)
     report_parser.add_argument("--device-results", type=Path, required=True)
+    report_parser.add_argument("--device", default="one H200", help="the GPU the device results came from")
     args = parser.parse_args()
     if args.command == "prepare":
         prepare(args.work)
     else:
-        report(args.work, args.device_results)
+        report(args.work, args.device_results, args.device)
 
 
 if __name__ == "__main__":

@@ -196,6 +196,11 @@ def test_printf_assert_and_malloc_call_hips_device_library(built: dict[str, Path
     # The device library's hostcall printf is linked in: the runtime allocates the hostcall buffer.
     assert b"hidden_hostcall_buffer" in translation.code_object
     assert b"__ockl_printf_begin" not in translation.code_object  # internal to the code object, not exported
+    (module,) = read_binary(built["runtime"])
+    amd = lift_module(parse_ptx(module.best_ptx() or ""), AMDGPU, data_layout(AMDGPU)).ir
+    assert "@__ockl_fprintf_stderr_begin()" in amd  # a failed assert prints to stderr, as CUDA's does
+    assert "Assertion `%s` failed." in bytes.fromhex(re.search(r'__cassc_assert_format = .*c"([^"]*)"', amd)
+                                                    .group(1).replace("\\", "")).decode()  # type: ignore[union-attr]
     nvidia = assembles_for_nvidia(built["runtime"], tmp_path)  # NVIDIA keeps CUDA's own device runtime
     for name in ("vprintf", "__assertfail", "malloc", "free"):
         assert re.search(rf"\.extern \.func .*\b{name}\b", nvidia), name

@@ -670,19 +670,25 @@ class Emitter:
         return self.value(f"extractvalue {{ {int_llvm}, i1 }} {pair}, 0")
 
     # -- CUDA's device runtime: printf, assert, malloc/free, as HIP clang lowers them ------------------------
-    def printf(self, format_address: str, format_length: int, arguments: list[tuple[str, str]]) -> None:
+    def printf(self, format_address: str, format_length: int, arguments: list[tuple[str, str]],
+               stderr: bool = False) -> None:
         """printf on AMDGPU through the device library's hostcall protocol, the calls HIP clang emits:
         `__ockl_printf_begin`, the format string (its length with the NUL), then each argument in order, an
         i64 ("value": integers zero-extended, doubles as their bits) or a string ("string": an i64 generic
-        address, sent as its characters). The host formats it. `format_address` is an i64 generic address."""
-        begin = self.declare("__ockl_printf_begin", "declare i64 @__ockl_printf_begin(i64)")
+        address, sent as its characters). The host formats it. `format_address` is an i64 generic address;
+        `stderr`: to the standard error (`__ockl_fprintf_stderr_begin`), as CUDA prints a failed assert."""
+        if stderr:
+            begin = self.declare("__ockl_fprintf_stderr_begin", "declare i64 @__ockl_fprintf_stderr_begin()")
+            begun = self.value(f"call i64 {begin}()")
+        else:
+            begin = self.declare("__ockl_printf_begin", "declare i64 @__ockl_printf_begin(i64)")
+            begun = self.value(f"call i64 {begin}(i64 0)")
         text = self.declare("__ockl_printf_append_string_n",
                             "declare i64 @__ockl_printf_append_string_n(i64, ptr, i64, i32)")
         values = self.declare("__ockl_printf_append_args",
                               "declare i64 @__ockl_printf_append_args(i64, i32, i64, i64, i64, i64, i64, i64, i64, i32)")
-        message = self.value(f"call i64 {begin}(i64 0)")
         pointer = self.value(f"inttoptr i64 {format_address} to ptr")
-        message = self.value(f"call i64 {text}(i64 {message}, ptr {pointer}, i64 {format_length}, "
+        message = self.value(f"call i64 {text}(i64 {begun}, ptr {pointer}, i64 {format_length}, "
                              f"i32 {int(not arguments)})")
         for index, (kind, value) in enumerate(arguments):
             last = int(index == len(arguments) - 1)
@@ -718,13 +724,13 @@ class Emitter:
     def assert_fail(self, format_address: str, message: str, file: str, line: str, function: str) -> None:
         """A failed device assert (`__assertfail(message, file, line, function, char size)`): CUDA's message,
         `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `message` failed.` (ASSERT_FORMAT, at
-        the i64 generic `format_address`), printed through printf; then the kernel traps, as on NVIDIA."""
+        the i64 generic `format_address`), printed to the standard error; then the kernel traps, as on NVIDIA."""
         indices = [self.special_register(f"%{base}.{axis}")[0]  # type: ignore[index]
                    for base in ("ctaid", "tid") for axis in "xyz"]
         widened = [self.value(f"zext i32 {i} to i64") for i in indices]
         self.printf(format_address, len(ASSERT_FORMAT) + 1,
                     [("string", file), ("value", self.value(f"zext i32 {line} to i64")), ("string", function),
-                     *(("value", w) for w in widened), ("string", message)])
+                     *(("value", w) for w in widened), ("string", message)], stderr=True)
         self.trap()
 
     def device_malloc(self, size: str) -> str:
