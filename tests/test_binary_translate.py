@@ -116,7 +116,8 @@ def test_an_untranslatable_kernel_is_named_with_its_instruction(many: Path, tmp_
     (module,) = read_binary(many)
     failures = translate(module, tmp_path, find_toolchain().lld).failures
     assert list(failures) == ["_Z7sampleryPf"]
-    assert "kernel _Z7sampleryPf: instruction 'tex' is not translated" in failures["_Z7sampleryPf"]
+    assert "kernel _Z7sampleryPf: the texture instruction 'tex.2d.v4.f32.f32' is not translated" in \
+        failures["_Z7sampleryPf"]
     assert "PTX line" in failures["_Z7sampleryPf"]
 
 

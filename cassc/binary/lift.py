@@ -1333,6 +1333,19 @@ class FunctionLifter(Emitter):
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
                         "NVIDIA's; gfx1100's WMMA distributes matrices differently) is not translated")
 
+    def texture(self, instruction: Instruction) -> None:
+        kind = "surface" if instruction.opcode.startswith("su") else "texture"
+        raise self.fail(f"the {kind} instruction '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
+                        "translated (texture and surface objects are not supported yet)")
+
+    op_tex = texture
+    op_tld4 = texture
+    op_txq = texture
+    op_suld = texture
+    op_sust = texture
+    op_sured = texture
+    op_suq = texture
+
     op_mma = tensor_core
     op_wmma = tensor_core
     op_ldmatrix = tensor_core
