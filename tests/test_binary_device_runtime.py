@@ -59,77 +59,10 @@ __global__ void grid_sum(int *a, int *total) {
 }
 """
 
-WARPS = r"""
-#include <cuda/barrier>
-#include <cuda_pipeline.h>
-#include <cooperative_groups.h>
-#include <cooperative_groups/memcpy_async.h>
-namespace cg = cooperative_groups;
-__global__ void reductions(const int *in, unsigned *out) {
-  int v = in[threadIdx.x];
-  unsigned t = threadIdx.x;
-  out[t] = __reduce_add_sync(~0u, v) + __reduce_min_sync(~0u, v) + __reduce_max_sync(~0u, v)
-         + __reduce_and_sync(~0u, t) + __reduce_or_sync(~0u, t) + __reduce_xor_sync(~0u, t)
-         + __reduce_min_sync(~0u, t) + __reduce_max_sync(~0u, t);
-  int all;
-  out[t + 32] = __match_any_sync(~0u, v & 3) + __match_all_sync(~0u, v, &all) + all
-              + __match_any_sync(~0u, (unsigned long long)v << 33) + __match_all_sync(~0u, (long long)v, &all);
-}
-__global__ void async_copies(const float4 *in, float *out, int n) {
-  __shared__ float4 tile[64];
-  __shared__ float2 t8[64];
-  __shared__ float t4[64];
-  __pipeline_memcpy_async(&tile[threadIdx.x], &in[threadIdx.x], sizeof(float4));
-  __pipeline_memcpy_async(&t8[threadIdx.x], (const float2 *)in + threadIdx.x, sizeof(float2), threadIdx.x < n ? 0 : 8);
-  __pipeline_memcpy_async(&t4[threadIdx.x], (const float *)in + threadIdx.x, sizeof(float));
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  out[threadIdx.x] = tile[63 - threadIdx.x].x + t8[threadIdx.x].y + t4[threadIdx.x];
-}
-__global__ void barrier_copy(const float *in, float *out) {
-  __shared__ float buf[128];
-  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-  auto block = cg::this_thread_block();
-  if (block.thread_rank() == 0) init(&bar, block.size());
-  block.sync();
-  cuda::memcpy_async(block, buf, in, sizeof(buf), bar);
-  bar.arrive_and_wait();
-  out[threadIdx.x] = buf[127 - threadIdx.x];
-}
-__global__ void elected(unsigned *out) {
-  unsigned leader, is_leader;
-  asm volatile("{\n .reg .pred p;\n elect.sync %0|p, 0xffffffff;\n selp.u32 %1, 1, 0, p;\n}"
-               : "=r"(leader), "=r"(is_leader));
-  asm volatile("fence.proxy.async;");
-  out[threadIdx.x] = leader * 2 + is_leader;
-}
-"""
-
-VIRTUAL = r"""
-struct Shape { __device__ virtual float area() const = 0; __device__ virtual ~Shape() {} };
-struct Square : Shape { float s; __device__ Square(float s) : s(s) {} __device__ float area() const override { return s * s; } };
-struct Circle : Shape { float r; __device__ Circle(float r) : r(r) {} __device__ float area() const override { return 3.14159f * r * r; } };
-__device__ float twice(float x) { return 2 * x; }
-__device__ float thrice(float x) { return 3 * x; }
-typedef float (*op_t)(float);
-__device__ op_t ops[2] = {twice, thrice};
-__global__ void shapes(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Square sq(in[i]);
-  Circle c(in[i]);
-  Shape *s = (i & 1) ? (Shape *)&sq : (Shape *)&c;
-  out[i] = s->area() + ops[i & 1](in[i]);
-}
-__global__ void heap_shapes(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Shape *s = (i & 1) ? (Shape *)new Square(in[i]) : (Shape *)new Circle(in[i]);
-  out[i] = s->area();
-  delete s;
-}
-"""
+BREADTH = Path(__file__).resolve().parent.parent / "benchmarks" / "breadth"
+# The construct-class programs the GPU round trip runs (their main()s are host code), plus fence.proxy.
+WARPS = (BREADTH / "warps_async.cu").read_text() + '__global__ void fenced() { asm volatile("fence.proxy.async;"); }\n'
+VIRTUAL = (BREADTH / "virtual.cu").read_text()
 
 TENSOR = r"""
 #include <mma.h>
