@@ -382,3 +382,56 @@ def test_syncthreads_count_and_or_translate_for_both_targets(tmp_path: Path) -> 
     if PTXAS.exists():
         subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "votes.cubin")], check=True)
     assert "bar.red.popc" in ptx.read_text() and "%lanemask_le" in ptx.read_text()
+
+
+BULK_COPY = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry bulk(.param .u64 bulk_in, .param .u64 bulk_out)
+{
+.reg .pred %p<3>;
+.reg .b32 %r<6>;
+.reg .b64 %rd<6>;
+.shared .align 16 .b8 tile[256];
+.shared .align 8 .b64 bar;
+ld.param.u64 %rd1, [bulk_in];
+ld.param.u64 %rd2, [bulk_out];
+mov.u32 %r1, tile;
+mov.u32 %r2, bar;
+mov.u32 %r3, 1;
+mbarrier.init.shared::cta.b64 [%r2], %r3;
+fence.mbarrier_init.release.cluster;
+mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r2], 256;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 256, [%r2];
+mov.u32 %r4, 0;
+$L_wait:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], %r4;
+@!%p1 bra $L_wait;
+mbarrier.arrive_drop.shared::cta.b64 _, [%r2];
+cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r1], 256;
+cp.async.bulk.commit_group;
+cp.async.bulk.wait_group.read 0;
+fence.proxy.async.shared::cta;
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["amdgpu", "nvptx"])
+def test_bulk_copies_with_transaction_counted_mbarriers_translate(target: str, tmp_path: Path) -> None:
+    """sm_90's TMA-less bulk copies (cp.async.bulk global <-> shared) with an mbarrier's expect_tx/complete_tx
+    and the parity wait: the copies happen at once, so the barrier's phase completes on the arrivals alone."""
+    from cassc.binary.codegen import amdgpu_object
+
+    lifted = lift_module(parse_ptx(BULK_COPY), AMDGPU if target == "amdgpu" else NVPTX,
+                         data_layout(AMDGPU if target == "amdgpu" else NVPTX))
+    assert lifted.kernels == ["bulk"], lifted.failures
+    assert "llvm.memcpy.p3.p1.i64" in lifted.ir and "llvm.memcpy.p1.p3.i64" in lifted.ir
+    if target == "amdgpu":
+        assert amdgpu_object(lifted.ir)
+        return
+    ptx = tmp_path / "bulk.ptx"
+    ptx.write_text(nvptx_assembly(lifted.ir))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "bulk.cubin")], check=True)
