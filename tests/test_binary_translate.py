@@ -193,7 +193,7 @@ def test_untranslatable_kernels_stop_the_link_with_the_reason(cassc, tmp_path: P
     write(tmp_path / "p.cu", UNTRANSLATED)
     subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
     result = cassc("p.o", "-o", "app", check=False)
-    assert result.returncode == 1 and "kernel _Z1ki: named barriers, bar.arrive and bar.red" in result.stderr
+    assert result.returncode == 1 and "kernel _Z1ki: the texture instruction 'tex.1d" in result.stderr
 
 
 HAND_WRITTEN_PTX = """
@@ -468,8 +468,9 @@ def test_a_call_into_another_rdc_object_translated_alone_says_to_link_them(tmp_p
     assert "call to _Z5twicef, which another separately compiled (-rdc) object defines" in failures["_Z1kPf"]
 
 
-# __syncthreads_count (bar.red) is not translated; printf makes its SASS CALL something.
-UNTRANSLATED = ('#include <cstdio>\n__global__ void k(int v) { if (__syncthreads_count(v) > 3) printf("%d", v); }\n'
+# Texture fetches are not translated; printf makes its SASS CALL something.
+UNTRANSLATED = ("#include <cstdio>\n__device__ cudaTextureObject_t texture;\n"
+                '__global__ void k(int v) { printf("%f", tex1Dfetch<float>(texture, v)); }\n'
                 "int main() { k<<<1, 1>>>(1); }\n")
 EMPTY_KERNEL = """\
 .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
@@ -551,7 +552,7 @@ def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Pa
         assert code_object_target(translation.model_code_objects["_Z1ki"]) == "gfx1100"
     else:
         assert translation.kernels == []
-        assert "bar.red" in translation.failures["_Z1ki"]
+        assert "the texture instruction 'tex.1d" in translation.failures["_Z1ki"]
         assert "the model's answer was not used: " in translation.failures["_Z1ki"]
 
 

@@ -1074,14 +1074,17 @@ class FunctionLifter(Emitter):
                              values[3])
         else:
             format_string = self.constant_string(arguments[0])
-            layout = argument_layout(format_string)
+            try:
+                layout = argument_layout(format_string.decode("latin-1"))
+            except Unsupported as error:
+                raise self.fail(str(error)) from error
             buffer = values[1]
             loaded = []
             for argument in layout:
                 pointer = self.value(f"inttoptr i64 {self.value(f'add i64 {buffer}, {argument.offset}')} to ptr")
                 value = self.value(f"load i{8 * argument.size}, ptr {pointer}, align {argument.size}")
                 loaded.append((argument.kind, self.resize(value, f"i{8 * argument.size}", "i64", False)))
-            self.printf(values[0], len(format_string.encode()) + 1, loaded)
+            self.printf(values[0], len(format_string) + 1, loaded)
             self.store_result(results, str(len(layout)), "i32")  # CUDA's printf returns the arguments it read
 
     def argument_value(self, argument: str, param: Variable) -> str:
@@ -1099,15 +1102,15 @@ class FunctionLifter(Emitter):
                 raise self.fail(f"call result {results[0]}")
             self.emit(f"store {llvm_type} {value}, {self.ptr(space)} {pointer}")
 
-    def constant_string(self, argument: str) -> str:
-        """The text of the constant string a call argument points to: the operand stored in the .param, traced
+    def constant_string(self, argument: str) -> bytes:
+        """The bytes (to its NUL) of the constant string a call argument points to: the operand stored in the .param, traced
         through its register's one definition (mov of a global's address, cvta.global) to the global."""
         operand = self.param_sources.get(argument, "")
         for _ in range(8):
             definitions = self.definitions.get(operand, [])
             if operand in self.globals:
                 data = _initializer_bytes(self.globals[operand])
-                return data.split(b"\0")[0].decode("utf-8", "replace")
+                return data.split(b"\0")[0]
             if len(definitions) != 1 or definitions[0].opcode not in ("mov", "cvta") or (
                     definitions[0].opcode == "cvta" and "global" not in definitions[0].modifiers):
                 break
