@@ -18,7 +18,7 @@ from cassc.binary.extract import read_binary
 from cassc.binary.lift import NVPTX, lift_module
 from cassc.binary.ptx import parse_ptx
 from cassc.binary.translate import translate
-from cassc.formats.code_object import code_object_target
+from cassc.formats.code_object import HIDDEN_ARGUMENT_BYTES, code_object_target
 from cassc.repair.backends import Generation
 from cassc.toolchain import find_toolchain
 
@@ -81,9 +81,10 @@ __global__ void dynamic_shared(float *out) {
   __threadfence();
 }
 __global__ void printer(int v) { printf("v=%d\n", v); }
+__global__ void sampler(cudaTextureObject_t t, float *o) { o[0] = tex2D<float>(t, 0.5f, 0.5f); }
 """
 TRANSLATED = {"_Z11warp_reducePKfPfPji", "_Z7atomicsPiPjPfPyPd", "_Z5mathkPKfPfPdPii", "_Z12local_and_2dPfi",
-              "_Z14dynamic_sharedPf"}
+              "_Z14dynamic_sharedPf", "_Z7printeri"}
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,9 @@ def test_compute_kernels_translate_to_validated_gfx1100_code(many: Path, tmp_pat
     assert set(kernels) == TRANSLATED
     recorded = {k.name: k for k in module.kernels}
     for name, kernel in kernels.items():  # translate() checked these; the test says what they are
-        assert kernel.kernarg_size == kernel.param_size == recorded[name].param_size
+        assert kernel.param_size == recorded[name].param_size
+        # printf's hostcall buffer is one of code object v5's hidden arguments, after CUDA's from 8 bytes on.
+        assert kernel.kernarg_size == (8 + HIDDEN_ARGUMENT_BYTES if name == "_Z7printeri" else kernel.param_size)
         assert kernel.param_offsets == tuple(p.offset for p in recorded[name].params)
         assert kernel.host_stub == name
     assert kernels["_Z12local_and_2dPfi"].scratch_size >= 64  # float tmp[16]
@@ -112,9 +115,10 @@ def test_compute_kernels_translate_to_validated_gfx1100_code(many: Path, tmp_pat
 def test_an_untranslatable_kernel_is_named_with_its_instruction(many: Path, tmp_path: Path) -> None:
     (module,) = read_binary(many)
     failures = translate(module, tmp_path, find_toolchain().lld).failures
-    assert list(failures) == ["_Z7printeri"]
-    assert "kernel _Z7printeri: call to vprintf" in failures["_Z7printeri"]
-    assert "PTX line" in failures["_Z7printeri"]
+    assert list(failures) == ["_Z7sampleryPf"]
+    assert "kernel _Z7sampleryPf: the texture instruction 'tex.2d.v4.f32.f32' is not translated" in \
+        failures["_Z7sampleryPf"]
+    assert "PTX line" in failures["_Z7sampleryPf"]
 
 
 @pytest.mark.skipif(not PTXAS.exists(), reason="ptxas is not installed")
@@ -186,11 +190,10 @@ def test_objects_with_only_sass_cassc_cannot_read_get_a_clear_message(cassc, tmp
 
 
 def test_untranslatable_kernels_stop_the_link_with_the_reason(cassc, tmp_path: Path) -> None:
-    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n'
-                             "int main() { k<<<1, 1>>>(1); }\n")
+    write(tmp_path / "p.cu", UNTRANSLATED)
     subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
     result = cassc("p.o", "-o", "app", check=False)
-    assert result.returncode == 1 and "kernel _Z1ki: call to vprintf" in result.stderr
+    assert result.returncode == 1 and "kernel _Z1ki: the texture instruction 'tex.1d" in result.stderr
 
 
 HAND_WRITTEN_PTX = """
@@ -465,7 +468,10 @@ def test_a_call_into_another_rdc_object_translated_alone_says_to_link_them(tmp_p
     assert "call to _Z5twicef, which another separately compiled (-rdc) object defines" in failures["_Z1kPf"]
 
 
-PRINTER = '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\nint main() { k<<<1, 1>>>(1); }\n'
+# Texture fetches are not translated; printf makes its SASS CALL something.
+UNTRANSLATED = ("#include <cstdio>\n__device__ cudaTextureObject_t texture;\n"
+                '__global__ void k(int v) { printf("%f", tex1Dfetch<float>(texture, v)); }\n'
+                "int main() { k<<<1, 1>>>(1); }\n")
 EMPTY_KERNEL = """\
 .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
 .amdhsa_code_object_version 5
@@ -531,7 +537,7 @@ def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Pa
     from cassc.binary.fallback import Fallback
     from cassc.binary.translate import translate_group
 
-    write(tmp_path / "p.cu", PRINTER)
+    write(tmp_path / "p.cu", UNTRANSLATED)
     subprocess.run([NVCC, "-arch=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path, check=True)
     (module,) = read_binary(tmp_path / "p.o")
     backend = AssemblyAnswer(answer)
@@ -546,7 +552,7 @@ def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Pa
         assert code_object_target(translation.model_code_objects["_Z1ki"]) == "gfx1100"
     else:
         assert translation.kernels == []
-        assert "call to vprintf" in translation.failures["_Z1ki"]
+        assert "the texture instruction 'tex.1d" in translation.failures["_Z1ki"]
         assert "the model's answer was not used: " in translation.failures["_Z1ki"]
 
 
@@ -611,6 +617,8 @@ def test_a_code_object_kernel_must_match_cudas_parameters_and_fit_the_lds() -> N
     assert kernel(12, 1024).mismatch_with_cuda(9) is None  # rounded up to 4 bytes
     assert "16 bytes of kernel arguments on gfx1100 but 9 on CUDA" in kernel(16, 0).mismatch_with_cuda(9)
     assert "70000 bytes of shared memory" in kernel(12, 70000).mismatch_with_cuda(12)
+    assert kernel(16 + HIDDEN_ARGUMENT_BYTES, 0).mismatch_with_cuda(9) is None  # hidden arguments from 16 on
+    assert kernel(12 + HIDDEN_ARGUMENT_BYTES, 0).mismatch_with_cuda(9) is not None  # CUDA's would overlap them
 
 
 TANH_INPUTS = [1e-6, -1e-4, 0.01, 0.3, -0.54, 0.56, 1.0, -2.5, 9.0, 40.0]

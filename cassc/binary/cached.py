@@ -3,8 +3,9 @@
 The key is everything a translation depends on: the device code of each module (every fatbin entry, in
 order) and what extract.py read beside it (kernels, host stubs, registrations), the target, whether the
 modules are device-linked, the lifter's own source (so a changed cassc never reuses an older lifter's
-code), llvmlite's LLVM and the linker. Only complete translations by the lifter are stored: a kernel that
-failed or came from the model is translated again, so a configured model, or a fixed lifter, gets asked.
+code), llvmlite's LLVM, the linker and the device library (ockl) that device printf/malloc link in. Only
+complete translations by the lifter are stored: a kernel that failed or came from the model is translated
+again, so a configured model, or a fixed lifter, gets asked.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from cassc import __version__
 from cassc.binary.extract import BinaryModule
 from cassc.binary.translate import TranslatedKernel, Translation
 from cassc.cache import Cache, digest
+from cassc.toolchain import find_toolchain
 
 _SOURCES = sorted(Path(__file__).parent.glob("*.py")) + sorted((Path(__file__).parent.parent / "formats").glob("*.py"))
 _CODE_OBJECT = "code-object.hsaco"
@@ -29,6 +31,9 @@ def _key(modules: list[BinaryModule], offload_arch: str, separate: bool, lld: Pa
     parts: list[str | bytes] = ["binary-translation", __version__, llvmlite.__version__, offload_arch, str(separate),
                                 f"force-sass={force_sass}",
                                 f"{lld.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"]
+    ockl = find_toolchain().bitcode_dir / "ockl.bc"  # device printf/assert/malloc link the device library
+    if ockl.exists():
+        parts.append(f"{ockl.resolve()}:{ockl.stat().st_size}:{ockl.stat().st_mtime_ns}")
     parts += [source.read_bytes() for source in _SOURCES]
     for module in modules:
         parts += [repr(module.kernels), repr(module.linked_registrations)]

@@ -26,8 +26,10 @@ def _llvm():  # type: ignore[no-untyped-def]
 @cache
 def target_machine(target: Target):  # type: ignore[no-untyped-def]
     llvm = _llvm()
-    return llvm.Target.from_triple(target.triple).create_target_machine(cpu=target.cpu, opt=3, reloc="pic",
-                                                                        codemodel="default")
+    # NVPTX: PTX ISA 8.0, the first with sm_90's instructions (elect.sync), which every CUDA 12+ driver takes.
+    features = "+ptx80" if target.name == NVPTX.name else ""
+    return llvm.Target.from_triple(target.triple).create_target_machine(cpu=target.cpu, features=features, opt=3,
+                                                                        reloc="pic", codemodel="default")
 
 
 def data_layout(target: Target) -> str:
@@ -52,8 +54,31 @@ def _parsed(llvm, text: str):  # type: ignore[no-untyped-def]
         raise
 
 
-def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-untyped-def]
-    """Parse, verify, link (several modules of an -rdc program) and optimise (O3) the IR for `target`."""
+# The device libraries keep values in VGPRs with inline asm that is empty or a comment (`"=v,0"`, an identity):
+# the object streamer would have to parse it, and llvmlite has no AMDGPU asm parser. LLVM's convergence rules
+# already keep the ballots and readfirstlanes it guards where they are, so the identity is a freeze.
+_VGPR_IDENTITY = re.compile(r'^(\s*%[-\w.$]+ = )(?:tail |notail )?call (\w+) asm sideeffect "(?:;[^"]*)?", "=v,0"'
+                            r'\((\w+) (%[-\w.$]+)\).*$', re.MULTILINE)
+
+
+@cache
+def _library_text(path: str, mtime_ns: int) -> str:
+    """A device library's IR, ready to link: its VGPR-identity inline asm made freezes, its unnamed globals
+    named (`mtime_ns`: a changed file is read again)."""
+    text = str(_llvm().parse_bitcode(Path(path).read_bytes()))
+    text = _VGPR_IDENTITY.sub(r"\1freeze \3 \4", text)
+    # Its unnamed globals (@0, @1...) get named __unnamed_N when emitted, as nvcc names PTX's: name them apart.
+    text = re.sub(r"@(\d+)\b", r"@__cassc_device_library.\1", text)
+    if " asm " in text:
+        raise CompileError(f"{path}: inline assembly cassc cannot compile without an AMDGPU assembler")
+    return text
+
+
+def optimized_module(ir: str | list[str], target: Target,
+                     libraries: tuple[Path, ...] = ()):  # type: ignore[no-untyped-def]
+    """Parse, verify, link (several modules of an -rdc program) and optimise (O3) the IR for `target`.
+    `libraries`: device-library bitcode linked in as clang links it (-mlink-builtin-bitcode): only what the
+    code calls stays, internal to the code object."""
     llvm = _llvm()
     texts = [ir] if isinstance(ir, str) else ir
     if target.name == AMDGPU.name:
@@ -64,6 +89,14 @@ def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-un
         module = _parsed(llvm, texts[0])
         for text in texts[1:]:
             module.link_in(_parsed(llvm, text))
+        own = {f.name for f in module.functions if not f.is_declaration} | {
+            g.name for g in module.global_variables if not g.is_declaration}
+        for library in libraries:
+            module.link_in(_parsed(llvm, _library_text(str(library), library.stat().st_mtime_ns)))
+        if libraries:
+            for symbol in [*module.functions, *module.global_variables]:
+                if not symbol.is_declaration and symbol.name not in own and not symbol.name.startswith("llvm."):
+                    symbol.linkage = "internal"
         module.verify()
     except RuntimeError as error:
         raise CompileError(f"cassc produced invalid LLVM IR (a cassc bug, please report it): {error}") from error
@@ -78,9 +111,24 @@ def optimized_module(ir: str | list[str], target: Target):  # type: ignore[no-un
     return module
 
 
-def amdgpu_object(ir: str | list[str], target: Target = AMDGPU) -> bytes:
+def amdgpu_object(ir: str | list[str], target: Target = AMDGPU, libraries: tuple[Path, ...] = ()) -> bytes:
     """A relocatable AMD GPU object (link it with `link_code_object`)."""
-    return target_machine(target).emit_object(optimized_module(ir, target))
+    return target_machine(target).emit_object(optimized_module(ir, target, libraries))
+
+
+def device_libraries(directory: Path, offload_arch: str) -> tuple[Path, ...]:
+    """The device libraries HIP clang links for code calling the device library (ockl: printf's hostcalls, the
+    device heap), with its default control settings, from `directory` (the toolchain's, with the ISA file)."""
+    from cassc.toolchain import isa_number
+
+    names = ["ockl.bc", "oclc_abi_version_500.bc", f"oclc_isa_version_{isa_number(offload_arch)}.bc",
+             "oclc_wavefrontsize64_off.bc", "oclc_daz_opt_off.bc", "oclc_finite_only_off.bc",
+             "oclc_unsafe_math_off.bc", "oclc_correctly_rounded_sqrt_on.bc"]
+    missing = [name for name in names[:3] if not (directory / name).exists()]
+    if missing:
+        raise CompileError(f"the device libraries in {directory} lack {', '.join(missing)} (printf, assert and "
+                           "malloc in device code call them)")
+    return tuple(directory / name for name in names if (directory / name).exists())
 
 
 def amdgpu_assembly(ir: str, target: Target = AMDGPU) -> str:

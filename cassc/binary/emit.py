@@ -59,6 +59,8 @@ INTRINSIC_SUFFIXES = {"float": "f32", "double": "f64", "half": "f16", "bfloat": 
 _NON_DIGITS = re.compile(r"\D")
 _PLAIN_NAME = re.compile(r"[A-Za-z_.$][\w.$]*")  # an LLVM identifier that needs no quotes
 SCOPES_AMDGPU = {"cta": ' syncscope("workgroup")', "gpu": ' syncscope("agent")', "sys": "", "cluster": ' syncscope("agent")'}
+# What a failed device assert prints on NVIDIA (file, line, function, block and thread indices, the expression).
+ASSERT_FORMAT = "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n"
 
 
 # The lifter asks for a type's width and LLVM type for every operand it reads or writes, of a handful of
@@ -674,6 +676,273 @@ class Emitter:
                           f"{self.scope(scope)} {ordering} monotonic")
         return self.value(f"extractvalue {{ {int_llvm}, i1 }} {pair}, 0")
 
+    # -- CUDA's device runtime: printf, assert, malloc/free, as HIP clang lowers them ------------------------
+    def printf(self, format_address: str, format_length: int, arguments: list[tuple[str, str]],
+               stderr: bool = False) -> None:
+        """printf on AMDGPU through the device library's hostcall protocol, the calls HIP clang emits:
+        `__ockl_printf_begin`, the format string (its length with the NUL), then each argument in order, an
+        i64 ("value": integers zero-extended, doubles as their bits) or a string ("string": an i64 generic
+        address, sent as its characters). The host formats it. `format_address` is an i64 generic address;
+        `stderr`: to the standard error (`__ockl_fprintf_stderr_begin`), as CUDA prints a failed assert."""
+        if stderr:
+            begin = self.declare("__ockl_fprintf_stderr_begin", "declare i64 @__ockl_fprintf_stderr_begin()")
+            begun = self.value(f"call i64 {begin}()")
+        else:
+            begin = self.declare("__ockl_printf_begin", "declare i64 @__ockl_printf_begin(i64)")
+            begun = self.value(f"call i64 {begin}(i64 0)")
+        text = self.declare("__ockl_printf_append_string_n",
+                            "declare i64 @__ockl_printf_append_string_n(i64, ptr, i64, i32)")
+        values = self.declare("__ockl_printf_append_args",
+                              "declare i64 @__ockl_printf_append_args(i64, i32, i64, i64, i64, i64, i64, i64, i64, i32)")
+        pointer = self.value(f"inttoptr i64 {format_address} to ptr")
+        message = self.value(f"call i64 {text}(i64 {begun}, ptr {pointer}, i64 {format_length}, "
+                             f"i32 {int(not arguments)})")
+        for index, (kind, value) in enumerate(arguments):
+            last = int(index == len(arguments) - 1)
+            if kind == "string":
+                length = self.string_length(value)
+                string = self.value(f"inttoptr i64 {value} to ptr")
+                message = self.value(f"call i64 {text}(i64 {message}, ptr {string}, i64 {length}, i32 {last})")
+            else:
+                message = self.value(f"call i64 {values}(i64 {message}, i32 1, i64 {value}, i64 0, i64 0, i64 0, "
+                                     f"i64 0, i64 0, i64 0, i32 {last})")
+
+    def string_length(self, address: str) -> str:
+        """The length with its NUL of the C string at the i64 generic `address`; 0 for a null pointer (what
+        HIP clang's printf sends for a %s argument)."""
+        number = self.counter = self.counter + 1
+        slot = self.slot(f"strlen.{number}", "i64", 8)
+        self.emit(f"store i64 0, {self.alloca_ptr()} {slot}")
+        start = self.value(f"inttoptr i64 {address} to ptr")
+
+        def count() -> None:
+            self.emit(f"br label %strlen{number}")
+            self.lines.append(f"strlen{number}:")
+            have = self.value(f"load i64, {self.alloca_ptr()} {slot}")
+            byte = self.value(f"load i8, ptr {self.value(f'getelementptr inbounds i8, ptr {start}, i64 {have}')}, "
+                              "align 1")
+            self.emit(f"store i64 {self.value(f'add i64 {have}, 1')}, {self.alloca_ptr()} {slot}")
+            self.emit(f"br i1 {self.value(f'icmp eq i8 {byte}, 0')}, label %strlen.end{number}, label %strlen{number}")
+            self.lines.append(f"strlen.end{number}:")
+
+        self.guarded(self.value(f"icmp ne i64 {address}, 0"), count)
+        return self.value(f"load i64, {self.alloca_ptr()} {slot}")
+
+    def assert_fail(self, format_address: str, message: str, file: str, line: str, function: str) -> None:
+        """A failed device assert (`__assertfail(message, file, line, function, char size)`): CUDA's message,
+        `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `message` failed.` (ASSERT_FORMAT, at
+        the i64 generic `format_address`), printed to the standard error; then the kernel traps, as on NVIDIA."""
+        indices = [self.special_register(f"%{base}.{axis}")[0]  # type: ignore[index]
+                   for base in ("ctaid", "tid") for axis in "xyz"]
+        widened = [self.value(f"zext i32 {i} to i64") for i in indices]
+        self.printf(format_address, len(ASSERT_FORMAT) + 1,
+                    [("string", file), ("value", self.value(f"zext i32 {line} to i64")), ("string", function),
+                     *(("value", w) for w in widened), ("string", message)], stderr=True)
+        self.trap()
+
+    def device_malloc(self, size: str) -> str:
+        """malloc in device code (i64 size -> i64 generic address): HIP's device heap on AMDGPU
+        (`__ockl_dm_alloc`, what HIP's malloc calls), CUDA's own on NVPTX."""
+        if self.target.name == "amdgpu":
+            return self.value(f"call i64 {self.declare('__ockl_dm_alloc', 'declare i64 @__ockl_dm_alloc(i64)')}"
+                              f"(i64 {size})")
+        return self.value(f"call i64 {self.declare('malloc', 'declare i64 @malloc(i64)')}(i64 {size})")
+
+    def device_free(self, address: str) -> None:
+        if self.target.name == "amdgpu":
+            self.emit(f"call void {self.declare('__ockl_dm_dealloc', 'declare void @__ockl_dm_dealloc(i64)')}"
+                      f"(i64 {address})")
+        else:
+            self.emit(f"call void {self.declare('free', 'declare void @free(i64)')}(i64 {address})")
+
+    # -- memory-model loads and stores ---------------------------------------------------------------------
+    def ordered_load(self, ptx_type: str, pointer: str, space: int, align: int, ordering: str, scope: str) -> str:
+        """ld.acquire / ld.relaxed (LDG.E.STRONG...): an atomic load (`ordering`: acquire or relaxed)."""
+        llvm_ordering = "acquire" if ordering == "acquire" else "monotonic"
+        return self.value(f"load atomic {value_type(ptx_type)}, {self.ptr(space)} {pointer}{self.scope(scope)} "
+                          f"{llvm_ordering}, align {align}")
+
+    def ordered_store(self, ptx_type: str, value: str, pointer: str, space: int, align: int, ordering: str,
+                      scope: str) -> None:
+        """st.release / st.relaxed: an atomic store (`ordering`: release or relaxed)."""
+        llvm_ordering = "release" if ordering == "release" else "monotonic"
+        self.emit(f"store atomic {value_type(ptx_type)} {value}, {self.ptr(space)} {pointer}{self.scope(scope)} "
+                  f"{llvm_ordering}, align {align}")
+
+    # -- asynchronous copies and memory barriers (sm_80/sm_90), made synchronous -----------------------------
+    def copy_bytes(self, destination: str, destination_space: int, source: str, source_space: int, size: int,
+                   source_size: str | None = None) -> None:
+        """cp.async (and cp.async.bulk): `size` bytes copied now, not asynchronously, so every later wait
+        (commit/wait groups, mbarrier phases) has nothing left to wait for. With `source_size` (an i64 at most
+        `size`), only that many bytes are read and the rest of the destination is zero-filled."""
+        destination_type, source_type = self.ptr(destination_space), self.ptr(source_space)
+        copy = f"llvm.memcpy.p{destination_space}.p{source_space}.i64"
+        self.declare(copy, f"declare void @{copy}({destination_type}, {source_type}, i64, i1)")
+        align = size & -size if size else 1
+        if source_size is None:
+            self.emit(f"call void @{copy}({destination_type} align {align} {destination}, {source_type} align "
+                      f"{align} {source}, i64 {size}, i1 false)")
+            return
+        count = self.value(f"call i64 {self.intrinsic('llvm.umin', 'i64', 2)}(i64 {source_size}, i64 {size})")
+        self.emit(f"call void @{copy}({destination_type} {destination}, {source_type} {source}, i64 {count}, i1 false)")
+        fill = f"llvm.memset.p{destination_space}.i64"
+        self.declare(fill, f"declare void @{fill}({destination_type}, i8, i64, i1)")
+        rest = self.value(f"getelementptr inbounds i8, {destination_type} {destination}, i64 {count}")
+        self.emit(f"call void @{fill}({destination_type} {rest}, i8 0, i64 {self.value(f'sub i64 {size}, {count}')}, "
+                  "i1 false)")
+
+    # An mbarrier (a 64-bit object in shared memory) here: bits 0-30 the arrivals the current phase still
+    # waits for, bits 32-62 the count each phase expects, bit 63 the phase's parity. Its state token (what
+    # arrive returns, test_wait takes) is the object as the arrival found it.
+    def mbarrier_init(self, pointer: str, space: int, count: str) -> None:
+        wide = self.value(f"zext i32 {count} to i64")
+        both = self.value(f"or i64 {self.value(f'shl i64 {wide}, 32')}, {wide}")
+        self.emit(f"store atomic i64 {both}, {self.ptr(space)} {pointer}{self.scope('gpu')} release, align 8")
+
+    def mbarrier_arrive(self, pointer: str, space: int, count: str, drop: bool = False) -> str:
+        """`count` (i32) arrivals on the mbarrier; the last of a phase starts the next (pending = expected, parity
+        flipped). `drop`: the arriving threads also leave (each later phase expects `count` fewer). The state
+        token (i64)."""
+        number = self.counter = self.counter + 1
+        slot = self.slot(f"mbarrier.{number}", "i64", 8)
+        ptr = f"{self.ptr(space)} {pointer}"
+        scope = self.scope("gpu")
+        self.emit(f"store i64 {self.value(f'load atomic i64, {ptr}{scope} monotonic, align 8')}, "
+                  f"{self.alloca_ptr()} {slot}")
+        self.emit(f"br label %mbarrier{number}")
+        self.lines.append(f"mbarrier{number}:")
+        old = self.value(f"load i64, {self.alloca_ptr()} {slot}")
+        n = self.value(f"zext i32 {count} to i64")
+        pending = self.value(f"and i64 {old}, 2147483647")
+        expected = self.value(f"and i64 {self.value(f'lshr i64 {old}, 32')}, 2147483647")
+        if drop:
+            expected = self.value(f"sub i64 {expected}, {n}")
+        kept = self.value(f"and i64 {old}, -9223372036854775808")  # the parity
+        expected_field = self.value(f"shl i64 {expected}, 32")
+        left = self.value(f"sub i64 {pending}, {n}")
+        arrived = self.value(f"or i64 {kept}, {self.value(f'or i64 {expected_field}, {left}')}")
+        flipped = self.value(f"xor i64 {kept}, -9223372036854775808")
+        next_phase = self.value(f"or i64 {flipped}, {self.value(f'or i64 {expected_field}, {expected}')}")
+        new = self.value(f"select i1 {self.value(f'icmp ule i64 {pending}, {n}')}, i64 {next_phase}, i64 {arrived}")
+        pair = self.value(f"cmpxchg {ptr}, i64 {old}, i64 {new}{scope} acq_rel monotonic")
+        self.emit(f"store i64 {self.value(f'extractvalue {{ i64, i1 }} {pair}, 0')}, {self.alloca_ptr()} {slot}")
+        self.emit(f"br i1 {self.value(f'extractvalue {{ i64, i1 }} {pair}, 1')}, label %mbarrier.end{number}, "
+                  f"label %mbarrier{number}")
+        self.lines.append(f"mbarrier.end{number}:")
+        return old
+
+    def mbarrier_phase_done(self, pointer: str, space: int, parity: str) -> str:
+        """Whether the phase of parity `parity` (an i64 0/1) is complete: the mbarrier's parity moved on."""
+        scope = self.scope("gpu")
+        current = self.value(f"load atomic i64, {self.ptr(space)} {pointer}{scope} acquire, align 8")
+        return self.value(f"icmp ne i64 {self.value(f'lshr i64 {current}, 63')}, {parity}")
+
+    def block_reduce(self, operation: str, predicate: str) -> str:
+        """bar.red / BAR.RED (__syncthreads_count, _and, _or): a barrier that also counts the block's threads whose
+        i1 `predicate` holds; the count (popc, an i32) or whether all / any held (and / or, an i1). AMDGPU counts
+        in a word of LDS: zeroed, barrier, atomic adds, barrier, read, barrier (before the next use zeroes it)."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.barrier0.{operation}"
+            self.declare(name, f"declare i32 @{name}(i32)")
+            result = self.value(f"call i32 @{name}(i32 {self.value(f'zext i1 {predicate} to i32')})")
+            return result if operation == "popc" else self.value(f"icmp ne i32 {result}, 0")
+        self.declare("__cassc_block_count", "@__cassc_block_count = internal addrspace(3) global i32 poison, align 4")
+        indices = [self.special_register(f"%tid.{axis}")[0] for axis in "xyz"]  # type: ignore[index]
+        low = self.value(f"or i32 {indices[0]}, {indices[1]}")
+        first = self.value(f"icmp eq i32 {self.value(f'or i32 {low}, {indices[2]}')}, 0")
+        self.guarded(first, lambda: self.emit("store i32 0, ptr addrspace(3) @__cassc_block_count, align 4"))
+        self.barrier()
+        one = self.value(f"zext i1 {predicate} to i32")
+        self.value(f'atomicrmw add ptr addrspace(3) @__cassc_block_count, i32 {one} syncscope("workgroup") monotonic')
+        self.barrier()
+        count = self.value("load i32, ptr addrspace(3) @__cassc_block_count, align 4")
+        self.barrier()
+        if operation == "popc":
+            return count
+        if operation == "or":
+            return self.value(f"icmp ne i32 {count}, 0")
+        sizes = [self.special_register(f"%ntid.{axis}")[0] for axis in "xyz"]  # type: ignore[index]
+        threads = self.value(f"mul i32 {self.value(f'mul i32 {sizes[0]}, {sizes[1]}')}, {sizes[2]}")
+        return self.value(f"icmp eq i32 {count}, {threads}")
+
+    def bit_mask(self, start: str, count: str, wrap: bool) -> str:
+        """bmsk: `count` one-bits from bit `start` (i32s), both taken mod 32 (wrap) or clamped to 32, the mask cut
+        at bit 31."""
+        if wrap:
+            start, count = (self.value(f"and i32 {v}, 31") for v in (start, count))
+        else:
+            start, count = (self.value(f"call i32 {self.intrinsic('llvm.umin', 'i32', 2)}(i32 {v}, i32 32)")
+                            for v in (start, count))
+        wide_count, wide_start = (self.value(f"zext i32 {v} to i64") for v in (count, start))
+        ones = self.value(f"sub i64 {self.value(f'shl i64 1, {wide_count}')}, 1")
+        return self.value(f"trunc i64 {self.value(f'shl i64 {ones}, {wide_start}')} to i32")
+
+    # -- more warp-level operations (sm_70-sm_90) ----------------------------------------------------------------
+    def read_lane(self, value: str, bits: int, lane: str) -> str:
+        """`value` (i32 or i64) as lane `lane` (uniform) holds it (AMDGPU)."""
+        self.declare("llvm.amdgcn.readlane.i32", "declare i32 @llvm.amdgcn.readlane.i32(i32, i32)")
+        if bits == 32:
+            return self.value(f"call i32 @llvm.amdgcn.readlane.i32(i32 {value}, i32 {lane})")
+        halves = self.value(f"bitcast i64 {value} to <2 x i32>")
+        parts = [self.value(f"call i32 @llvm.amdgcn.readlane.i32(i32 "
+                            f"{self.value(f'extractelement <2 x i32> {halves}, i32 {index}')}, i32 {lane})")
+                 for index in (0, 1)]
+        pair = self.value(f"insertelement <2 x i32> {self.value(f'insertelement <2 x i32> poison, i32 {parts[0]}, i32 0')}"
+                          f", i32 {parts[1]}, i32 1")
+        return self.value(f"bitcast <2 x i32> {pair} to i64")
+
+    def match_any(self, value: str, bits: int, mask: Callable[[], str]) -> str:
+        """match.any.sync: the lanes whose `value` (i32/i64) equals this lane's. AMDGPU: each distinct value
+        once, led by the lowest lane still unmatched."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.match.any.sync.i{bits}"
+            self.declare(name, f"declare i32 @{name}(i32, i{bits})")
+            return self.value(f"call i32 @{name}(i32 {mask()}, i{bits} {value})")
+        number = self.counter = self.counter + 1
+        remaining_slot, result_slot = (self.slot(f"match.{part}.{number}", "i32", 4) for part in ("left", "result"))
+        self.emit(f"store i32 {self.ballot('true')}, {self.alloca_ptr()} {remaining_slot}")
+        self.emit(f"store i32 0, {self.alloca_ptr()} {result_slot}")
+        self.emit(f"br label %match{number}")
+        self.lines.append(f"match{number}:")
+        remaining = self.value(f"load i32, {self.alloca_ptr()} {remaining_slot}")
+        leader = self.lowest_lane(remaining)
+        same = self.value(f"icmp eq i{bits} {value}, {self.read_lane(value, bits, leader)}")
+        matched = self.ballot(same)
+        previous = self.value(f"load i32, {self.alloca_ptr()} {result_slot}")
+        self.emit(f"store i32 {self.value(f'select i1 {same}, i32 {matched}, i32 {previous}')}, "
+                  f"{self.alloca_ptr()} {result_slot}")
+        left = self.value(f"and i32 {remaining}, {self.value(f'xor i32 {matched}, -1')}")
+        self.emit(f"store i32 {left}, {self.alloca_ptr()} {remaining_slot}")
+        self.emit(f"br i1 {self.value(f'icmp eq i32 {left}, 0')}, label %match.end{number}, label %match{number}")
+        self.lines.append(f"match.end{number}:")
+        return self.value(f"load i32, {self.alloca_ptr()} {result_slot}")
+
+    def lowest_lane(self, lanes: str) -> str:
+        """The lowest set bit's index of the i32 lane set `lanes`."""
+        self.declare("llvm.cttz.i32", "declare i32 @llvm.cttz.i32(i32, i1)")
+        return self.value(f"call i32 @llvm.cttz.i32(i32 {lanes}, i1 true)")
+
+    def match_all(self, value: str, bits: int, mask: Callable[[], str]) -> tuple[str, str]:
+        """match.all.sync: (the active lanes if all hold the same `value`, else 0; that as an i1)."""
+        if self.target.name == "nvptx":
+            name = f"llvm.nvvm.match.all.sync.i{bits}p"
+            self.declare(name, f"declare {{i32, i1}} @{name}(i32, i{bits})")
+            pair = self.value(f"call {{i32, i1}} @{name}(i32 {mask()}, i{bits} {value})")
+            return self.value(f"extractvalue {{i32, i1}} {pair}, 0"), self.value(f"extractvalue {{i32, i1}} {pair}, 1")
+        active = self.ballot("true")
+        first = self.read_lane(value, bits, self.lowest_lane(active))
+        same = self.value(f"icmp eq i32 {self.ballot(self.value(f'icmp eq i{bits} {value}, {first}'))}, {active}")
+        return self.value(f"select i1 {same}, i32 {active}, i32 0"), same
+
+    def elect(self, mask: str) -> tuple[str, str]:
+        """elect.sync: (the leader's lane, the lowest active lane of `mask`; whether this lane is it)."""
+        if self.target.name == "nvptx":
+            self.declare("llvm.nvvm.elect.sync", "declare {i32, i1} @llvm.nvvm.elect.sync(i32)")
+            pair = self.value(f"call {{i32, i1}} @llvm.nvvm.elect.sync(i32 {mask})")
+            return self.value(f"extractvalue {{i32, i1}} {pair}, 0"), self.value(f"extractvalue {{i32, i1}} {pair}, 1")
+        leader = self.lowest_lane(self.value(f"and i32 {self.active_mask()}, {mask}"))
+        return leader, self.value(f"icmp eq i32 {self.lane_id()}, {leader}")
+
     # -- warp-level operations ---------------------------------------------------------------------------
     def lane_id(self) -> str:
         if self.target.name == "amdgpu":
@@ -775,12 +1044,14 @@ class Emitter:
                 return self.special(f"{base}.{axis}"), "i32"
             if name in ("laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq", "lanemask_lt", "lanemask_le",
                         "lanemask_gt", "lanemask_ge"):
-                return self.special(name), "i32"
+                return self.special(name.replace("lanemask_", "lanemask.")), "i32"  # NVVM's names: lanemask.le
             if name in ("clock", "clock64", "globaltimer"):
                 intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
                 result = "i32" if name == "clock" else "i64"
                 self.declare(intrinsic, f"declare {result} @{intrinsic}()")
                 return self.value(f"call {result} @{intrinsic}()"), result
+            if re.fullmatch(r"envreg\d+", name):
+                return self.special(name), "i32"
             return None
         if base == "tid" and axis in "xyz":
             intrinsic = f"llvm.amdgcn.workitem.id.{axis}"
@@ -827,4 +1098,16 @@ class Emitter:
         if name == "globaltimer":
             self.declare("llvm.readsteadycounter", "declare i64 @llvm.readsteadycounter()")
             return self.value("call i64 @llvm.readsteadycounter()"), "i64"
+        if name in ("envreg1", "envreg2"):
+            return self.grid_workspace_half(high=name == "envreg1"), "i32"
         return None
+
+    def grid_workspace_half(self, high: bool) -> str:
+        """%envreg1 / %envreg2: the high / low half of the address of the grid workspace CUDA's driver gives a
+        cooperative launch, which cooperative groups' grid.sync() counts arrivals in ({u32 size, u32 barrier};
+        each sync adds 2^31 in all, flipping the top bit, so the barrier works launch after launch). Here it is a
+        zero-initialised global of the code object (one per program, as the driver's is per launch)."""
+        self.declare("__cassc_grid_workspace", "@__cassc_grid_workspace = linkonce_odr hidden addrspace(1) global "
+                     "[2 x i32] [i32 8, i32 0], align 8")
+        address = self.value("ptrtoint ptr addrspace(1) @__cassc_grid_workspace to i64")
+        return self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32') if high else address} to i32")

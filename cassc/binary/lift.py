@@ -16,9 +16,11 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 
-from cassc.binary.emit import (AMDGPU, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target, Unsupported,
+from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
+                               Unsupported,
                                attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
                                value_type, width)
+from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
 from cassc.binary.reroll import reroll_runtime_unrolled_loops
 
@@ -72,7 +74,6 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     `linked`: for a module of separately compiled device code (-rdc), the functions other modules of
     the program define; calls to them become declarations, resolved when the modules' IR is linked."""
     header = [f'target datalayout = "{data_layout}"', f'target triple = "{target.triple}"', ""]
-    variables = [_module_variable(v, target, linked is not None) for v in module.variables]
     bodies: dict[str, str] = {}
     failures: dict[str, str] = {}
     shared: list[str] = []
@@ -95,13 +96,19 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
             if function.name in bodies:
                 missing = [c for c in _callees(function) if c in failures or (
                     (module.function(c) is None or module.function(c).body is None)  # type: ignore[union-attr]
-                    and c not in (linked or ()))]
+                    and c not in (linked or ()) and c not in DEVICE_RUNTIME)]
                 if missing:
                     failures[function.name] = f"{function.name} calls " + failures.get(
                         missing[0], _without_body(missing[0], linked is not None))
                     del bodies[function.name]
                     changed = True
     kernels = [f.name for f in defined if f.entry and f.name in bodies]
+    # What an initializer may name (vtables, tables of function pointers, pointers to strings): each function
+    # translated here and each variable, as a constant generic pointer.
+    symbols = {name: f"@{quote(name)}" for name in bodies}
+    symbols.update({v.name: f"addrspacecast (ptr addrspace({space_number(v.space, target)}) @{quote(v.name)} to ptr)"
+                    for v in module.variables if v.space in ("global", "const")})
+    variables = [_module_variable(v, target, linked is not None, symbols) for v in module.variables]
     declarations = [declared[name] for name in sorted(declared)]
     externals = [_external_declaration(f) for f in module.functions
                  if f.body is None and linked and f.name in linked and f.name not in bodies
@@ -113,15 +120,14 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
                         set(failures))
 
 
-# Functions of CUDA's device runtime that PTX calls without a body, and what they are in the source.
+# Functions of CUDA's device runtime that PTX calls without a body, and what they are in the source: NVPTX
+# keeps the calls (ptxas knows them), AMDGPU calls HIP's device library as HIP clang does.
 DEVICE_RUNTIME = {"vprintf": "device printf", "malloc": "device malloc", "free": "device free",
                   "__assertfail": "assert in device code"}
 
 
 def _without_body(name: str, separate: bool) -> str:
     """Why a call to `name`, which has no PTX body here, is not translated (after "call to ")."""
-    if name in DEVICE_RUNTIME:
-        return f"{name} ({DEVICE_RUNTIME[name]}), which cassc does not translate yet"
     if separate:
         return (f"{name}, which another separately compiled (-rdc) object defines: link the objects together "
                 "(cassc a.o b.o links their device code, as nvcc -dlink does)")
@@ -151,7 +157,7 @@ def _callees(function: Function) -> list[str]:
                 walk(statement.statements)
             elif isinstance(statement, Instruction) and statement.opcode == "call":
                 callee = [o for o in statement.operands if not o.startswith("(")]
-                if callee:
+                if callee and not callee[0].strip().startswith("%"):  # a call through a pointer names none
                     names.append(callee[0].strip())
 
     walk(function.body or [])
@@ -174,7 +180,36 @@ def _initializer_bytes(variable: Variable) -> bytes:
     return bytes(out)
 
 
-def _module_variable(variable: Variable, target: Target, separate: bool = False) -> str:
+_SYMBOL_WORD = re.compile(r"^(?:generic\((?P<inner>[^)+]+)\)|(?P<name>[A-Za-z_$%][\w$.]*))(?:\+(?P<offset>\d+))?$")
+
+
+def _address_initializer(variable: Variable, symbols: dict[str, str]) -> str | None:
+    """The initializer of a variable whose words name functions or variables (vtables, function pointer
+    tables), as 64-bit words of their generic addresses; None if every word is a number."""
+    if all(_INT.match(w) or _FLOAT_LITERAL.match(w) for w in variable.init):
+        return None
+    if variable.element_size != 8:
+        raise Unsupported(f"initializer of {variable.name}: addresses in .{variable.type} words")
+    words = []
+    for word in variable.init:
+        if _INT.match(word):
+            words.append(f"i64 {_ptx_int(word)}")
+            continue
+        match = _SYMBOL_WORD.match(word)
+        symbol = match and (match.group("inner") or match.group("name"))
+        if not match or symbol not in symbols:
+            raise Unsupported(f"initializer '{word}' of {variable.name}: the address of a function or variable "
+                              "this module does not translate")
+        pointer = symbols[symbol]
+        if match.group("offset"):
+            pointer = f"getelementptr (i8, ptr {pointer}, i64 {match.group('offset')})"
+        words.append(f"i64 ptrtoint (ptr {pointer} to i64)")
+    words += ["i64 0"] * (variable.size // 8 - len(words))
+    return f"[{len(words)} x i64] [{', '.join(words)}]"
+
+
+def _module_variable(variable: Variable, target: Target, separate: bool = False,
+                     symbols: dict[str, str] | None = None) -> str:
     number = space_number(variable.space, target)
     name = quote(variable.name)
     if variable.space == "shared":
@@ -183,6 +218,11 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False)
         return f"@{name} = internal addrspace(3) global [{variable.size} x i8] poison, align {variable.align}"
     if variable.extern:
         return f"@{name} = external addrspace({number}) global [{variable.size} x i8], align {variable.align}"
+    linkage = "linkonce_odr " if separate and not variable.visible else ""
+    addresses = _address_initializer(variable, symbols or {})
+    if addresses is not None:
+        return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global {addresses}, "
+                f"align {variable.align}")
     data = _initializer_bytes(variable)
     if data:
         data = data + bytes(variable.size - len(data))
@@ -192,7 +232,6 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False)
     # Visible, so that the runtime finds __device__/__constant__ variables by name (cudaMemcpyToSymbol).
     # Separately compiled modules (-rdc) may each carry the same file-local variable (libdevice's tables):
     # one copy is kept.
-    linkage = "linkonce_odr " if separate and not variable.visible else ""
     return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global "
             f"[{variable.size} x i8] {init}, align {variable.align}")
 
@@ -214,6 +253,9 @@ class FunctionLifter(Emitter):
         self.shared_globals: list[str] = []
         self.globals = {v.name: v for v in module.variables}
         self.current: Instruction | None = None
+        self.param_sources: dict[str, str] = {}  # .param variable -> the operand last stored in it
+        self._definitions: dict[str, list[Instruction]] | None = None
+        self.call_params: dict[str, Variable] = {}  # the .param variables of call sequences, by name
 
     def fail(self, why: str) -> Unsupported:
         where = f"'{self.current.text}' (PTX line {self.current.line})" if self.current else ""
@@ -294,7 +336,8 @@ class FunctionLifter(Emitter):
 
     @staticmethod
     def reg_slot(name: str) -> str:
-        return "%" + quote("r." + name.lstrip("%"))
+        # `%r0` and a block's own `r0` (inline asm in CUDA's headers declares such) are different registers.
+        return "%" + quote(f"r.{name[1:]}" if name.startswith("%") else f"n.{name}")
 
     def local_variable(self, variable: Variable) -> None:
         if variable.space == "shared":
@@ -305,6 +348,8 @@ class FunctionLifter(Emitter):
             pointer = self.slot(f"{variable.space}.{variable.name}.{len(self.allocas)}",
                                 f"[{variable.size} x i8]", variable.align)
             self.scopes[-1][variable.name] = (pointer, self.target.alloca_space)
+            if variable.space == "param":  # a call's argument or result: its type is an indirect call's
+                self.call_params[variable.name] = variable
         else:
             raise self.fail(f"a function-scope .{variable.space} variable")
 
@@ -356,6 +401,9 @@ class FunctionLifter(Emitter):
         if located is not None:  # a variable's address
             pointer, space = located
             return self.value(f"ptrtoint {self.ptr(space)} {pointer} to {llvm_type}")
+        function = self.module.function(operand)
+        if function is not None and function.body is not None:  # a function's address (function pointers)
+            return self.value(f"ptrtoint ptr @{quote(operand)} to {llvm_type}")
         raise self.fail(f"unsupported operand '{operand}'")
 
     def convert_storage(self, raw: str, storage: str, ptx_type: str) -> str:
@@ -450,6 +498,9 @@ class FunctionLifter(Emitter):
     def op_ld(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
         space = self.space_of(instruction)
+        if any(m in instruction.modifiers for m in ("acquire", "relaxed")):
+            self.ordered_access(instruction, ptx_type, space)
+            return
         destination, source = instruction.operands[0], instruction.operands[1]
         pointer, number = self.address(source, space)
         volatile = "volatile" in instruction.modifiers
@@ -463,9 +514,31 @@ class FunctionLifter(Emitter):
 
     op_ldu = op_ld
 
+    def ordered_access(self, instruction: Instruction, ptx_type: str, space: str) -> None:
+        """ld.acquire / ld.relaxed / st.release / st.relaxed (memory-model loads and stores, as in spin-waits):
+        atomic, so that LLVM neither hoists them out of a loop nor merges them."""
+        load = instruction.opcode == "ld"
+        if instruction.operands[int(not load)].strip().startswith("{"):
+            raise self.fail("vector loads and stores with a memory order")
+        scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
+        ordering = next(m for m in instruction.modifiers if m in ("acquire", "release", "relaxed"))
+        pointer, number = self.address(instruction.operands[int(load)], space)
+        size = width(ptx_type) // 8
+        if load:
+            self.write(instruction.operands[0], self.ordered_load(ptx_type, pointer, number, size, ordering, scope),
+                       ptx_type)
+        else:
+            self.ordered_store(ptx_type, self.read(instruction.operands[1], ptx_type), pointer, number, size,
+                               ordering, scope)
+
     def op_st(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
         space = self.space_of(instruction)
+        if space == "param":  # what a call's argument holds, for the calls whose meaning depends on it (printf)
+            self.param_sources[instruction.operands[0].strip("[] ").split("+")[0]] = instruction.operands[1].strip()
+        if any(m in instruction.modifiers for m in ("release", "relaxed")):
+            self.ordered_access(instruction, ptx_type, space)
+            return
         pointer, number = self.address(instruction.operands[0], space)
         size = width(ptx_type) // 8
         for index, source in enumerate(self.vector(instruction.operands[1])):
@@ -743,6 +816,11 @@ class FunctionLifter(Emitter):
         table = _ptx_int(instruction.operands[4].strip())
         self.write(instruction.operands[0], self.lop3(ptx_type, inputs, table), ptx_type)
 
+    def op_bmsk(self, instruction: Instruction) -> None:
+        """bmsk.{clamp,wrap}.b32 d, a, b: b one-bits from bit a."""
+        a, b = (self.read(o, "u32") for o in instruction.operands[1:3])
+        self.write(instruction.operands[0], self.bit_mask(a, b, "wrap" in instruction.modifiers), "b32")
+
     def op_prmt(self, instruction: Instruction) -> None:
         if any(m in instruction.modifiers for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
             raise self.fail("prmt modes other than the default")
@@ -958,23 +1036,40 @@ class FunctionLifter(Emitter):
             results = [r.strip() for r in operands.pop(0).strip("() ").split(",") if r.strip()]
         callee_name = operands.pop(0).strip()
         arguments = [a.strip() for a in operands.pop(0).strip("() ").split(",") if a.strip()] if operands else []
+        if callee_name.startswith("%"):  # through a function pointer: the call's .param variables give the types
+            if any(a not in self.call_params for a in arguments) or any(r not in self.call_params for r in results):
+                raise self.fail("an indirect call whose arguments are not .param variables")
+            self.emit_call(self.integer_pointer(self.read(callee_name, "b64"), "i64", 0),
+                           [self.call_params[a] for a in arguments], [self.call_params[r] for r in results],
+                           arguments, results)
+            return
         callee = self.module.function(callee_name)
-        if callee is None or (callee.body is None and callee_name not in self.linked):
+        if callee is not None and callee.body is None and callee_name in DEVICE_RUNTIME:
+            if self.target.name != "nvptx":
+                self.device_runtime(callee, results, arguments)
+                return
+            self.declare(callee_name, _external_declaration(callee))
+        elif callee is None or (callee.body is None and callee_name not in self.linked):
             raise self.fail(f"call to {_without_body(callee_name, self.separate)}")
-        if len(callee.returns) > 1:
+        self.emit_call(f"@{quote(callee_name)}", list(callee.params), list(callee.returns), arguments, results)
+
+    def emit_call(self, callee: str, params: list[Variable], returns: list[Variable], arguments: list[str],
+                  results: list[str]) -> None:
+        """A call of `callee` (a function or a pointer) with the prototype `params` -> `returns`."""
+        if len(returns) > 1:
             raise self.fail("calls returning several values")
         values = []
-        for argument, param in zip(arguments, callee.params):
+        for argument, param in zip(arguments, params):
             llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
             pointer, space = self.lookup(argument) or (None, 0)
             if pointer is None:
                 raise self.fail(f"call argument {argument}")
             values.append(f"{llvm_type} {self.value(f'load {llvm_type}, {self.ptr(space)} {pointer}')}")
         return_type = "void"
-        if callee.returns:
-            result = callee.returns[0]
+        if returns:
+            result = returns[0]
             return_type = f"[{result.size} x i8]" if result.count is not None else int_type(result.type)
-        call = f"call {return_type} @{quote(callee_name)}({', '.join(values)})"
+        call = f"call {return_type} {callee}({', '.join(values)})"
         if return_type == "void":
             self.emit(call)
         else:
@@ -984,10 +1079,97 @@ class FunctionLifter(Emitter):
                 raise self.fail(f"call result {results[0]}")
             self.emit(f"store {return_type} {value}, {self.ptr(space)} {pointer}")
 
+    def device_runtime(self, callee: Function, results: list[str], arguments: list[str]) -> None:
+        """A call to CUDA's device runtime (vprintf, __assertfail, malloc, free) on AMDGPU."""
+        values = [self.argument_value(a, p) for a, p in zip(arguments, callee.params)]
+        name = callee.name
+        if name == "malloc":
+            self.store_result(results, self.device_malloc(values[0]), "i64")
+        elif name == "free":
+            self.device_free(values[0])
+        elif name == "__assertfail":
+            self.assert_fail(self.assert_format(), values[0], values[1], self.resize(values[2], "i64", "i32", False),
+                             values[3])
+        else:
+            format_string = self.constant_string(arguments[0])
+            try:
+                layout = argument_layout(format_string.decode("latin-1"))
+            except Unsupported as error:
+                raise self.fail(str(error)) from error
+            buffer = values[1]
+            loaded = []
+            for argument in layout:
+                pointer = self.value(f"inttoptr i64 {self.value(f'add i64 {buffer}, {argument.offset}')} to ptr")
+                value = self.value(f"load i{8 * argument.size}, ptr {pointer}, align {argument.size}")
+                loaded.append((argument.kind, self.resize(value, f"i{8 * argument.size}", "i64", False)))
+            self.printf(values[0], len(format_string) + 1, loaded)
+            self.store_result(results, str(len(layout)), "i32")  # CUDA's printf returns the arguments it read
+
+    def argument_value(self, argument: str, param: Variable) -> str:
+        """A call argument (a .param variable of the call sequence) of the callee's scalar `param`, as an i64."""
+        pointer, space = self.lookup(argument) or (None, 0)
+        if pointer is None or param.count is not None:
+            raise self.fail(f"call argument {argument}")
+        llvm_type = int_type(param.type)
+        return self.resize(self.value(f"load {llvm_type}, {self.ptr(space)} {pointer}"), llvm_type, "i64", False)
+
+    def store_result(self, results: list[str], value: str, llvm_type: str) -> None:
+        if results:
+            pointer, space = self.lookup(results[0]) or (None, 0)
+            if pointer is None:
+                raise self.fail(f"call result {results[0]}")
+            self.emit(f"store {llvm_type} {value}, {self.ptr(space)} {pointer}")
+
+    def constant_string(self, argument: str) -> bytes:
+        """The bytes (to its NUL) of the constant string a call argument points to: the operand stored in the .param, traced
+        through its register's one definition (mov of a global's address, cvta.global) to the global."""
+        operand = self.param_sources.get(argument, "")
+        for _ in range(8):
+            definitions = self.definitions.get(operand, [])
+            if operand in self.globals:
+                data = _initializer_bytes(self.globals[operand])
+                return data.split(b"\0")[0]
+            if len(definitions) != 1 or definitions[0].opcode not in ("mov", "cvta") or (
+                    definitions[0].opcode == "cvta" and "global" not in definitions[0].modifiers):
+                break
+            operand = definitions[0].operands[1].strip()
+        raise self.fail("printf with a format string that is not a constant string")
+
+    @property
+    def definitions(self) -> dict[str, list[Instruction]]:
+        """Each register's defining instructions in the function."""
+        if self._definitions is None:
+            self._definitions = {}
+
+            def walk(statements) -> None:  # type: ignore[no-untyped-def]
+                for statement in statements:
+                    if isinstance(statement, Block):
+                        walk(statement.statements)
+                    elif isinstance(statement, Instruction) and statement.operands:
+                        for register in statement.operands[0].split("|"):
+                            self._definitions.setdefault(register.strip(), []).append(statement)  # type: ignore[union-attr]
+
+            walk(self.function.body or [])
+        return self._definitions
+
+    def assert_format(self) -> str:
+        """The i64 generic address of CUDA's assert message format, a constant of the module."""
+        text = ASSERT_FORMAT.encode() + b"\0"
+        characters = "".join(f"\\{b:02X}" for b in text)
+        self.declare("__cassc_assert_format", f"@__cassc_assert_format = linkonce_odr hidden addrspace(1) constant "
+                     f'[{len(text)} x i8] c"{characters}", align 1')
+        return self.value("ptrtoint ptr addrspace(1) @__cassc_assert_format to i64")
+
     # synchronisation
     def op_bar(self, instruction: Instruction) -> None:
         if "warp" in instruction.modifiers:
             self.warp_sync()
+            return
+        if "red" in instruction.modifiers and len(instruction.operands) == 3 and \
+                instruction.operands[1].strip() == "0":  # bar.red.{popc,and,or} d, 0, {!}p: __syncthreads_count...
+            operation = next(m for m in instruction.modifiers if m in ("popc", "and", "or"))
+            result = self.block_reduce(operation, self.read(instruction.operands[2], "pred"))
+            self.write(instruction.operands[0], result, "u32" if operation == "popc" else "pred")
             return
         if any(m in instruction.modifiers for m in ("red", "arrive")) or (
                 len(instruction.operands) > 1 or instruction.operands[0].strip() not in ("0",)):
@@ -1002,8 +1184,8 @@ class FunctionLifter(Emitter):
         self.fence(scope)
 
     def op_fence(self, instruction: Instruction) -> None:
-        if "proxy" in instruction.modifiers:
-            raise self.fail("fence.proxy")
+        if "proxy" in instruction.modifiers:  # orders the async proxy (TMA, bulk copies): they are synchronous here
+            return
         self.fence(next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu"))
 
     def op_atom(self, instruction: Instruction, returns: bool = True) -> None:
@@ -1057,6 +1239,139 @@ class FunctionLifter(Emitter):
 
     def op_activemask(self, instruction: Instruction) -> None:
         self.write(instruction.operands[0], self.active_mask(), "b32")
+
+    def op_redux(self, instruction: Instruction) -> None:
+        """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask."""
+        ptx_type = self.the_type(instruction)
+        if is_float(ptx_type):
+            raise self.fail("redux.sync on floats")
+        operation = next(m for m in instruction.modifiers if m in ("add", "min", "max", "and", "or", "xor"))
+        if operation in ("min", "max") and not is_signed(ptx_type):
+            operation = f"u{operation}"
+        self.write(instruction.operands[0], self.warp_reduce(operation, self.read(instruction.operands[1], "b32")),
+                   "b32")
+
+    def op_match(self, instruction: Instruction) -> None:
+        """match.any.sync / match.all.sync (.b32, .b64) d{|p}, a, membermask."""
+        bits = width(self.the_type(instruction))
+        destinations = instruction.operands[0].split("|")
+        value = self.read(instruction.operands[1], f"b{bits}")
+        mask = (lambda: self.read(instruction.operands[2], "b32"))
+        if "any" in instruction.modifiers:
+            self.write(destinations[0], self.match_any(value, bits, mask), "b32")
+            return
+        lanes, same = self.match_all(value, bits, mask)
+        self.write(destinations[0], lanes, "b32")
+        if len(destinations) > 1:
+            self.write(destinations[1], same, "pred")
+
+    def op_elect(self, instruction: Instruction) -> None:
+        """elect.sync d|p, membermask: the lowest active member lane is the leader."""
+        destinations = instruction.operands[0].split("|")
+        leader, chosen = self.elect(self.read(instruction.operands[1], "b32"))
+        self.write(destinations[0], leader, "b32")
+        if len(destinations) > 1:
+            self.write(destinations[1], chosen, "pred")
+
+    def op_cp(self, instruction: Instruction) -> None:
+        """cp.async (4, 8, 16 bytes; src-size or ignore-src), cp.async.bulk (global <-> shared), their commit
+        and wait groups and cp.async.mbarrier.arrive: the copies happen at once, so the waits are met."""
+        modifiers = instruction.modifiers
+        if "async" not in modifiers or "tensor" in modifiers or any(m.startswith("prefetch") for m in modifiers):
+            raise self.fail("this copy instruction (tensor-map copies are not translated)")
+        if any(m in modifiers for m in ("commit_group", "wait_group", "wait_all", "wait_group.read")) or (
+                "bulk" in modifiers and any(m.startswith("wait_group") for m in modifiers)):
+            return
+        operands = list(instruction.operands)
+        if any(m.startswith("L2::cache_hint") for m in modifiers):
+            operands.pop()
+        if "mbarrier" in modifiers:  # cp.async.mbarrier.arrive{.noinc}: arrives once the thread's copies are done
+            if "noinc" in modifiers:  # (without .noinc the pending count is raised first: no net arrival)
+                pointer, space = self.address(operands[0], self.barrier_space(instruction))
+                self.mbarrier_arrive(pointer, space, "1")
+            return
+        destination_space = "shared" if any(m.startswith("shared") for m in modifiers[:3]) else "global"
+        source_space = "global" if destination_space == "shared" else "shared"
+        destination, destination_number = self.address(operands[0], destination_space)
+        source, source_number = self.address(operands[1], source_space)
+        if "bulk" in modifiers:  # size a multiple of 16; an mbarrier's complete_tx has no transaction to wait for
+            size = self.value(f"zext i32 {self.read(operands[2], 'u32')} to i64")
+            copy = f"llvm.memcpy.p{destination_number}.p{source_number}.i64"
+            self.declare(copy, f"declare void @{copy}({self.ptr(destination_number)}, {self.ptr(source_number)}, "
+                         "i64, i1)")
+            self.emit(f"call void @{copy}({self.ptr(destination_number)} align 16 {destination}, "
+                      f"{self.ptr(source_number)} align 16 {source}, i64 {size}, i1 false)")
+            return
+        size = _ptx_int(operands[2].strip())
+        source_size = None
+        if len(operands) > 3:
+            extra = operands[3].strip()
+            if self.registers.get(extra.lstrip("!")) == "i1":  # ignore-src: a predicate; true reads nothing
+                ignore = self.read(extra, "pred")
+                source_size = self.value(f"select i1 {ignore}, i64 0, i64 {size}")
+            else:
+                source_size = self.value(f"zext i32 {self.read(extra, 'u32')} to i64")
+        self.copy_bytes(destination, destination_number, source, source_number, size, source_size)
+
+    def barrier_space(self, instruction: Instruction) -> str:
+        return "shared" if any(m.startswith("shared") for m in instruction.modifiers) else "generic"
+
+    def op_mbarrier(self, instruction: Instruction) -> None:
+        """mbarrier.init / arrive / arrive_drop / test_wait / try_wait (.parity) / pending_count / inval and
+        the transaction counts (expect_tx, complete_tx: nothing is asynchronous here, so none is pending)."""
+        modifiers = instruction.modifiers
+        kind = modifiers[0]
+        space = self.barrier_space(instruction)
+        operands = instruction.operands
+        if kind == "init":
+            pointer, number = self.address(operands[0], space)
+            self.mbarrier_init(pointer, number, self.read(operands[1], "u32"))
+        elif kind in ("arrive", "arrive_drop"):
+            state_first = operands[0].strip().startswith("[") is False
+            address = operands[1] if state_first else operands[0]
+            rest = operands[2:] if state_first else operands[1:]
+            count = "1" if "expect_tx" in modifiers or not rest else self.read(rest[0], "u32")
+            pointer, number = self.address(address, space)
+            state = self.mbarrier_arrive(pointer, number, count, drop=kind == "arrive_drop")
+            if state_first:
+                self.write(operands[0], state, "b64")
+        elif kind in ("test_wait", "try_wait"):
+            pointer, number = self.address(operands[1], space)
+            if "parity" in modifiers:
+                bit = self.value(f"and i32 {self.read(operands[2], 'u32')}, 1")
+                parity = self.value(f"zext i32 {bit} to i64")
+            else:
+                parity = self.value(f"lshr i64 {self.read(operands[2], 'b64')}, 63")
+            self.write(operands[0], self.mbarrier_phase_done(pointer, number, parity), "pred")
+        elif kind == "pending_count":
+            state = self.read(operands[1], "b64")
+            self.write(operands[0], self.value(f"trunc i64 {self.value(f'and i64 {state}, 2147483647')} to i32"),
+                       "b32")
+        elif kind not in ("inval", "expect_tx", "complete_tx"):
+            raise self.fail(f"mbarrier.{kind}")
+
+    def tensor_core(self, instruction: Instruction) -> None:
+        raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
+                        "NVIDIA's; gfx1100's WMMA distributes matrices differently) is not translated")
+
+    def texture(self, instruction: Instruction) -> None:
+        kind = "surface" if instruction.opcode.startswith("su") else "texture"
+        raise self.fail(f"the {kind} instruction '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
+                        "translated (texture and surface objects are not supported yet)")
+
+    op_tex = texture
+    op_tld4 = texture
+    op_txq = texture
+    op_suld = texture
+    op_sust = texture
+    op_sured = texture
+    op_suq = texture
+
+    op_mma = tensor_core
+    op_wmma = tensor_core
+    op_ldmatrix = tensor_core
+    op_stmatrix = tensor_core
+    op_wgmma = tensor_core
 
     # hints that change nothing here
     def op_prefetch(self, instruction: Instruction) -> None:

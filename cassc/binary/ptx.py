@@ -331,6 +331,8 @@ def _block(tokens: list[tuple[str, int]], position: int) -> tuple[list[Statement
             word = ".reg"
         if word == ".reg":
             statements.append(_registers(words, line))
+        elif words[1:3] == [":", ".callprototype"]:  # `name : .callprototype ...`: an indirect call's prototype,
+            continue  # which the call's own .param variables spell out again
         elif word.lstrip(".") in STATE_SPACES:
             statements.append(parse_variable(words, line))
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cassc.binary.codegen import amdgpu_object, data_layout, link_code_object
+from cassc.binary.codegen import amdgpu_object, data_layout, device_libraries, link_code_object
 from cassc.binary.extract import BinaryModule, DeviceImage
 from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
 from cassc.binary.lift import AMDGPU, lift_module
@@ -20,6 +20,7 @@ from cassc.binary.sass_translate import route, translate_sass
 from cassc.errors import CompileError, InputError
 from cassc.formats.code_object import code_object_target, kernel_descriptors
 from cassc.repair.prompt import AnswerRejected
+from cassc.toolchain import find_toolchain
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,11 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
             except AnswerRejected as why:
                 failures[name] = f"{reason}; the model's answer was not used: {why}"
     kernel_names = [name for one in lifted for name in one.kernels]
-    code_object = link_code_object(amdgpu_object([one.ir for one in lifted], target), work_dir, stem, lld) \
-        if kernel_names else b""
+    # Device printf, assert and malloc call HIP's device library, linked in as HIP clang links it.
+    libraries = device_libraries(find_toolchain().device_lib_dir((offload_arch,)), offload_arch) \
+        if any("@__ockl_" in one.ir for one in lifted) else ()
+    code_object = link_code_object(amdgpu_object([one.ir for one in lifted], target, libraries), work_dir, stem,
+                                   lld) if kernel_names else b""
     if code_object and code_object_target(code_object) != offload_arch:
         raise CompileError(f"{origin}: the code object is for {code_object_target(code_object)}, not "
                            f"{offload_arch} (a cassc bug, please report it)")

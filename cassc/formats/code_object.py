@@ -47,6 +47,9 @@ WAVEFRONT_SIZE32 = 1 << 10
 
 
 GFX1100_LDS_BYTES = 65536  # shared memory (LDS) of one workgroup
+# Code object v5's hidden kernel arguments (block counts, group sizes, hostcall and heap pointers...): LLVM gives a
+# kernel that reads any of them 256 bytes after its explicit arguments.
+HIDDEN_ARGUMENT_BYTES = 256
 
 
 @dataclass(frozen=True)
@@ -64,12 +67,17 @@ class KernelDescriptor:
 
     def mismatch_with_cuda(self, param_size: int) -> str | None:
         """Why this kernel cannot stand for a CUDA kernel taking `param_size` bytes of parameters, or None.
-        The code object rounds its kernarg segment up to 4 bytes; the parameters' offsets are CUDA's."""
-        if not param_size <= self.kernarg_size <= -(-param_size // 4) * 4:
+        The code object rounds its kernarg segment up to 4 bytes; the parameters' offsets are CUDA's. A kernel
+        that calls the device library (printf's hostcall buffer, the device heap) also has code object v5's
+        hidden arguments after them, from the next 8 bytes: HIP's runtime fills those itself."""
+        with_hidden = -(-param_size // 8) * 8 + HIDDEN_ARGUMENT_BYTES
+        if not param_size <= self.kernarg_size <= -(-param_size // 4) * 4 and self.kernarg_size != with_hidden:
             return f"takes {self.kernarg_size} bytes of kernel arguments on gfx1100 but {param_size} on CUDA"
         if self.lds_size > GFX1100_LDS_BYTES:
             return f"needs {self.lds_size} bytes of shared memory; a gfx1100 workgroup has {GFX1100_LDS_BYTES}"
         return None
+
+
 
 
 def kernel_descriptors(data: bytes) -> dict[str, KernelDescriptor]:

@@ -474,16 +474,33 @@ int cudaLaunchKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **a
   return launch(host_stub, grid, block, args, shared, per_thread(stream));
 }
 
-// A cooperative launch is a launch here: HIP 5.2 has no cooperative launch of a module's kernel, and the
-// translated code has no grid-wide barrier yet (the lifter refuses it), so co-residency is all it could add.
+// A cooperative launch: the translated kernel's grid.sync() counts arrivals in a workspace of its code object
+// (the lifter's %envreg mapping), which needs every block resident at once. HIP 5.2 has no cooperative launch
+// of a module's kernel, so the guarantee is CUDA's own check: a grid larger than the device holds at once is
+// refused with cudaErrorCooperativeLaunchTooLarge; one that fits is resident.
+static int cooperative_launch(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
+                              void *stream) {
+  Kernel *kernel = kernel_for(host_stub);
+  if (!kernel) return hipErrorInvalidDeviceFunction;
+  int per_multiprocessor = 0;
+  if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel->function,
+                                                         static_cast<int>(block.x * block.y * block.z),
+                                                         shared) != hipSuccess)
+    return hipErrorInvalidValue;
+  const long long resident =
+      static_cast<long long>(per_multiprocessor) * device_attribute(hipDeviceAttributeMultiprocessorCount);
+  if (static_cast<long long>(grid.x) * grid.y * grid.z > resident) return 720;  // cudaErrorCooperativeLaunchTooLarge
+  return launch(host_stub, grid, block, args, shared, stream);
+}
+
 int cudaLaunchCooperativeKernel(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
                                 void *stream) {
-  return launch(host_stub, grid, block, args, shared, stream);
+  return cooperative_launch(host_stub, grid, block, args, shared, stream);
 }
 
 int cudaLaunchCooperativeKernel_ptsz(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared,
                                      void *stream) {
-  return launch(host_stub, grid, block, args, shared, per_thread(stream));
+  return cooperative_launch(host_stub, grid, block, args, shared, per_thread(stream));
 }
 
 // cudaLaunchKernelEx (a template in cuda_runtime.h) calls this. Its attributes are scheduling hints, access
