@@ -171,6 +171,9 @@ CASES = [  # (instructions, the registers read back, their expected values)
      [low(signed(A) * B + A64), high(signed(A) * B + A64)]),
     (["IMAD.WIDE.U32 R0, R10, 0x4, R14"], ["R0", "R1"], [low(A * 4 + B64), high(A * 4 + B64)]),
     (["IMAD.HI.U32 R0, R10, R11, RZ"], ["R0"], [high(A * B)]),
+    # .HI adds a 64-bit pair (ptxas' integer division: the reciprocal in the high register, zero in the low)
+    (["MOV R20, RZ", "MOV R21, R11", "IMAD.HI.U32 R0, R10, R11, R20", "IMAD.HI R1, R10, R11, R20"], ["R0", "R1"],
+     [high(A * B + (B << 32)), high(signed(A) * B + (B << 32))]),
     (["IMAD.MOV.U32 R0, RZ, RZ, -0x3", "IMAD.SHL.U32 R1, R11, 0x8, RZ"], ["R0", "R1"], [low(-3), low(B * 8)]),
     # 64-bit add and subtract through the carry predicate
     (["IADD3 R0, P0, R12, R14, RZ", "IADD3.X R1, R13, R15, RZ, P0, !PT"], ["R0", "R1"],
@@ -201,6 +204,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["FADD R0, R16, R17", "FMUL R1, R16, -R17", "FFMA R2, R16, R17, 0.5", "FMNMX R3, R16, R17, PT",
       "FMNMX R4, |R16|, |R17|, !PT", "FADD.SAT R5, R16, 1"], ["R0", "R1", "R2", "R3", "R4", "R5"],
      [bits(-0.75), bits(3.375), bits(-2.875), bits(-2.25), bits(2.25), bits(1.0)]),
+    (["FMUL.D2 R0, R16, R17", "FMUL.M4 R1, R16, R16", "FMUL.D8 R2, R17, 3"], ["R0", "R1", "R2"],
+     [bits(1.5 * -2.25 / 2), bits(1.5 * 1.5 * 4), bits(-2.25 * 3 / 8)]),
     (["FSETP.GT.AND P0, PT, R16, R17, PT", "FSEL R0, R16, R17, P0", "FSETP.NAN.AND P1, PT, R16, R16, PT",
       "SEL R1, 0x1, RZ, P1", "FSET.BF.LT.AND R2, R17, R16, PT", "FSET.GT.AND R3, R17, R16, PT"],
      ["R0", "R1", "R2", "R3"], [bits(1.5), 0, bits(1.0), 0]),

@@ -443,18 +443,20 @@ class SassLifter(Emitter):
         operands = instruction.operands
         destination = operands[0]
         signed = not instruction.has("U32")
-        if instruction.has("WIDE"):
+        if instruction.has("WIDE", "HI"):
+            # The addend is 64 bits for both (a register pair: ptxas' division puts a reciprocal in the high
+            # register and zero in the low one); .WIDE keeps a * b + c whole, .HI its high word.
             a, b = (self.int32(o) for o in operands[1:3])
             extend = "sext" if signed else "zext"
             product = self.value(f"mul i64 {self.value(f'{extend} i32 {a} to i64')}, "
                                  f"{self.value(f'{extend} i32 {b} to i64')}")
-            self.write64(destination, self.value(f"add i64 {product}, {self.int64(operands[3])}"))
-            return
-        a, b, c = (self.int32(o) for o in operands[1:4])
-        if instruction.has("HI"):
-            product, _ = self.multiply("hi", a, b, "s32" if signed else "u32")
-            result = self.value(f"add i32 {product}, {c}")
+            total = self.value(f"add i64 {product}, {self.int64(operands[3])}")
+            if instruction.has("WIDE"):
+                self.write64(destination, total)
+                return
+            result = self.value(f"trunc i64 {self.value(f'lshr i64 {total}, 32')} to i32")
         else:
+            a, b, c = (self.int32(o) for o in operands[1:4])
             result = self.value(f"add i32 {self.value(f'mul i32 {a}, {b}')}, {c}")
         if instruction.has("X"):
             carry = self.value(f"zext i1 {self.predicate_operand(operands[4])} to i32")
@@ -666,6 +668,11 @@ class SassLifter(Emitter):
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
         result = self.fma("f32", a, b, "-0.0", rounding) if rounding else self.value(f"fmul float {a}, {b}")
+        # .D2/.D4/.D8/.M2/.M4/.M8: the product scaled by a power of two (ptxas folds x * y / 2 into FMUL.D2)
+        scale = next((int(m[1]) if m[0] == "M" else 1 / int(m[1]) for m in instruction.modifiers
+                      if m in ("D2", "D4", "D8", "M2", "M4", "M8")), None)
+        if scale is not None:
+            result = self.value(f"fmul float {result}, {float_constant(scale, 'f32')}")
         self.float_result(instruction, result)
 
     def op_FFMA(self, instruction: SassInstruction) -> None:
