@@ -115,20 +115,25 @@ def test_simple_sass_only_kernels_lift_for_both_targets(cubins: dict[int, bytes]
         subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
 
 
-def evaluate(lines: list[str], outputs: list[str], arch: int = 80) -> list[int]:
-    """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
-    the lifted IR (inputs are immediates, so everything folds)."""
-    body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
-            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT"]
+def kernel_of(lines: list[str], arch: int = 80) -> SassKernel:
+    """A kernel `t` of these SASS lines (`NAME:` lines are labels)."""
     instructions = []
     labels: list[str] = []
-    for line in body:
+    for line in lines:
         if line.endswith(":"):
             labels.append(line[:-1])
             continue
         instructions.append(parse_instruction(f"        /*{16 * len(instructions):04x}*/  {line} ;", tuple(labels)))
         labels = []
-    kernel = SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
+    return SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
+
+
+def evaluate(lines: list[str], outputs: list[str], arch: int = 80) -> list[int]:
+    """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
+    the lifted IR (inputs are immediates, so everything folds)."""
+    body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
+            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT"]
+    kernel = kernel_of(body, arch)
     ir, _, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
     assert not failures, failures
     folded = str(optimized_module(ir, AMDGPU))
@@ -245,6 +250,16 @@ def test_predicated_instructions_and_branches_run_only_under_their_guard() -> No
     lines = ["MOV R0, 0x1", "MOV R1, RZ", "MOV R2, 0x2", "MOV R3, RZ", "ISETP.NE.AND P0, PT, R0, RZ, PT",
              "@P0 MOV R1, 0x5", "@!P0 MOV R2, 0x6", "@P0 BRA `(.L_x_0)", "MOV R3, 0x9", ".L_x_0:"]
     assert evaluate(lines, ["R1", "R2", "R3"]) == [5, 2, 0]
+
+
+def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
+    lines = ["MOV R0, 0x1", "MOV R1, 0x2", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 IADD3 R1, R1, 0x5, RZ",
+             "@!P0 IADD3 R0, R0, 0x7, RZ", "@P0 LOP3.LUT P1, R2, R0, R1, RZ, 0xc0, !PT", "SEL R3, 0x1, RZ, P1"]
+    assert evaluate(lines, ["R0", "R1", "R2", "R3"]) == [1, 7, 1, 1]
+    arithmetic = lift_sass_kernels([kernel_of(["@P0 IADD3 R1, R1, 0x5, RZ", "EXIT"])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "br i1" not in arithmetic and "select i1" in arithmetic
+    store = lift_sass_kernels([kernel_of(["@P0 STG.E [R2.64], R1", "EXIT"])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "br i1" in store
 
 
 def test_an_untranslated_opcode_names_itself_its_address_and_the_kernel() -> None:

@@ -45,6 +45,14 @@ MEMORY_TYPES = {"U8": ("u8", 1), "S8": ("s8", 1), "U16": ("u16", 2), "S16": ("s1
 ATOMIC_OPERATIONS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
                      "OR": "or", "XOR": "xor", "EXCH": "exch"}
 ROUNDINGS = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}
+# Opcodes (uniform U- forms included) that only compute registers and predicates from registers, immediates
+# and non-indexed constants: safe to run where their guard fails, their result then not written. Memory,
+# warp collectives, barriers and control flow are not: those keep a branch around them.
+SPECULATABLE = {"MOV", "MOV32I", "IMAD", "IADD3", "VIADD", "VIADDMNMX", "LEA", "LOP3", "PLOP3", "SHF", "SEL",
+                "IMNMX", "VIMNMX", "VIMNMX3", "IABS", "POPC", "FLO", "BREV", "PRMT", "ISETP", "FADD", "FMUL", "FFMA",
+                "FMNMX", "FSEL", "FSETP", "FSET", "DSETP", "DADD", "DMUL", "DFMA", "MUFU", "FRND", "I2FP", "F2I",
+                "I2F", "F2F", "I2I", "F2FP", "HSET2", "HADD2", "HMUL2", "HFMA2", "HSETP2", "HMNMX2", "S2R", "CS2R",
+                "P2R", "R2P", "R2UR", "FCHK", "VABSDIFF4", "IDP", "SGXT", "BMSK"}
 
 
 def bits_of(value: float) -> int:
@@ -71,6 +79,7 @@ class SassLifter(Emitter):
         self.local: str | None = None
         self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
+        self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
 
     def fail(self, why: str) -> Unsupported:
         where = f": '{self.current.text}' at {self.current.address:#06x}" if self.current else ""
@@ -133,6 +142,15 @@ class SassLifter(Emitter):
         try:
             if guard is None or (guard.index is None and not guard.inverted) or base == "BRA":
                 handler(instruction)
+            elif (base in SPECULATABLE or base.removeprefix("U") in SPECULATABLE) and not any(
+                    isinstance(o, Constant) and o.register is not None for o in instruction.operands):
+                # Computed unconditionally, written where the guard holds: selects, not a branch per
+                # instruction (what a compiler would make of `if (p) x = y op z`).
+                self.write_guard = self.predicate(guard)
+                try:
+                    handler(instruction)
+                finally:
+                    self.write_guard = None
             else:
                 self.guarded(self.predicate(guard), lambda: handler(instruction))
         except (ValueError, IndexError, StopIteration, TypeError) as error:
@@ -168,6 +186,9 @@ class SassLifter(Emitter):
         if operand.index is None:
             return
         pointer, _ = self.slot_of(operand.kind, operand.index)
+        if self.write_guard is not None:
+            old = self.value(f"load i1, {self.alloca_ptr()} {pointer}")
+            value = self.value(f"select i1 {self.write_guard}, i1 {value}, i1 {old}")
         self.emit(f"store i1 {value}, {self.alloca_ptr()} {pointer}")
 
     def register32(self, register: Register, offset: int = 0) -> str:
@@ -182,6 +203,9 @@ class SassLifter(Emitter):
         if operand.index is None:
             return
         pointer, _ = self.slot_of(operand.kind, operand.index + offset)
+        if self.write_guard is not None:
+            old = self.value(f"load i32, {self.alloca_ptr()} {pointer}")
+            value = self.value(f"select i1 {self.write_guard}, i32 {value}, i32 {old}")
         self.emit(f"store i32 {value}, {self.alloca_ptr()} {pointer}")
 
     def write64(self, operand: object, value: str) -> None:
