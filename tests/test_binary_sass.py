@@ -235,6 +235,21 @@ CASES = [  # (instructions, the registers read back, their expected values)
       "I2FP.F32.S32 R3, R10", "MOV R20, 0x3c004000", "HSET2.BF.GT.AND R4, R20, 1.5, 1.5, PT"],
      ["R0", "R1", "R2", "R3", "R4"],
      [low(A - B), low(min(signed(A + B), 16)), low(max(low(A + B), 16)), bits(float(signed(A))), 0x00003C00]),
+    (["MOV R20, 0x8090a0b", "MOV R21, 0x10fff0f", "VABSDIFF4.U8 R0, R20, R21, RZ", "VABSDIFF4.U8.ACC R1, R20, R21, 0x5",
+      "VABSDIFF4.S8 R2, R20, R21, RZ", "VABSDIFF R3, R20, R21, 0x3", "VIMNMX3 R4, R20, 0x7, R21, !PT",
+      "VIMNMX3.U32 R5, R20, R21, 0x9, PT"], ["R0", "R1", "R2", "R3", "R4", "R5"],
+     [0x0706F504, 262 + 5, 0x07060B04, 0x08090A0B - 0x010FFF0F + 3, 0x08090A0B, 9]),
+    # three 32-bit values: a carry of 0 to 2, counted by the two carry-out predicates
+    (["IADD3 R0, P0, P1, R11, -0x1, -0x1", "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1",
+      "IADD3 R3, P2, P3, R11, 0x1, RZ", "SEL R4, 0x1, RZ, P2", "SEL R5, 0x1, RZ, P3"],
+     ["R0", "R1", "R2", "R3", "R4", "R5"], [low(B - 2), 1, 1, B + 1, 0, 0]),
+    (["F2F.F64.F32 R0, R16", "F2F.F64.F32 R2, R17", "DSETP.MAX.AND P0, P1, R0, R2, PT", "SEL R4, 0x1, RZ, P0",
+      "SEL R5, 0x1, RZ, P1", "FSETP.MIN.AND P2, P3, R16, -QNAN, PT", "SEL R6, 0x1, RZ, P2"], ["R4", "R5", "R6"],
+     [1, 0, 1]),
+    # the generic shared window: c[0x0][0x18] (sm_80) as a generic base; QSPC.S tells its addresses
+    (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
+      "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
+     ["R0", "R1", "R5"], [42, 1, 0]),
     (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
       "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
 ]
@@ -250,6 +265,12 @@ def test_predicated_instructions_and_branches_run_only_under_their_guard() -> No
     lines = ["MOV R0, 0x1", "MOV R1, RZ", "MOV R2, 0x2", "MOV R3, RZ", "ISETP.NE.AND P0, PT, R0, RZ, PT",
              "@P0 MOV R1, 0x5", "@!P0 MOV R2, 0x6", "@P0 BRA `(.L_x_0)", "MOV R3, 0x9", ".L_x_0:"]
     assert evaluate(lines, ["R1", "R2", "R3"]) == [5, 2, 0]
+
+
+def test_sm90_generic_shared_addresses_are_the_window_above_swinhi() -> None:
+    lines = ["S2R R3, SR_SWINHI", "MOV R2, 0x410", "MOV R4, 0x2a", "ST.E [R2.64], R4", "LDS R0, [0x410]",
+             "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0"]
+    assert evaluate(lines, ["R0", "R1"], arch=90) == [42, 1]
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:

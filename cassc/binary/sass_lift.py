@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import struct
 
-from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type
+from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
                                Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -36,7 +36,12 @@ SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, na
                      (("TID", "tid"), ("CTAID", "ctaid")) for axis in "xyz"} | {
     "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
     "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
-ZERO_SPECIALS = {"SR_CgaCtaId", "SR_SWINHI"}  # one CTA per cluster; no generic shared window
+ZERO_SPECIALS = {"SR_CgaCtaId"}  # one CTA per cluster
+# The shared window in the generic space: its base is c[0x0][0x18] (sm_75-89, 64 bits) or SR_SWINHI:0 (sm_90).
+# Here that base is WINDOW_HIGH:0, a high word no real address has; generic accesses of a kernel that reads it
+# map WINDOW_HIGH:offset to the offset in the kernel's shared memory, and QSPC.S tests for it.
+SHARED_WINDOW = {0x18: "low", 0x1C: "high"}
+WINDOW_HIGH = 0xC0DE0000
 INTEGER_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
 FLOAT_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
                      "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan"}
@@ -80,6 +85,11 @@ class SassLifter(Emitter):
         self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
+        # whether the kernel makes shared addresses generic (reads the window's base): see WINDOW_HIGH
+        self.uses_shared_window = any(
+            (isinstance(o, Special) and o.name == "SR_SWINHI")
+            or (isinstance(o, Constant) and o.bank == 0 and o.offset in SHARED_WINDOW and o.register is None)
+            for i in kernel.instructions for o in i.operands)
 
     def fail(self, why: str) -> Unsupported:
         where = f": '{self.current.text}' at {self.current.address:#06x}" if self.current else ""
@@ -293,6 +303,8 @@ class SassLifter(Emitter):
     def special_value(self, operand: Special) -> str:
         if operand.name in ZERO_SPECIALS:
             return "0"
+        if operand.name == "SR_SWINHI":
+            return str(WINDOW_HIGH - (1 << 32))
         name = SPECIAL_REGISTERS.get(operand.name)
         found = self.special_register(name) if name else None
         if found is None:
@@ -325,6 +337,10 @@ class SassLifter(Emitter):
             return str(self.frame_top())
         if offset in MEMORY_DESCRIPTORS:
             return "0"
+        if offset == 0x18 and size == 8:
+            return str(WINDOW_HIGH << 32)
+        if offset in SHARED_WINDOW and size == 4:
+            return str(WINDOW_HIGH - (1 << 32)) if SHARED_WINDOW[offset] == "high" else "0"
         raise self.fail(f"constant bank 0 offset {offset:#x} (outside the parameters)")
 
     def parameter_bytes(self, offset: int, size: int) -> str:
@@ -418,6 +434,9 @@ class SassLifter(Emitter):
             if operand.uniform is not None and operand.base is not None and operand.base.index is not None:
                 base = self.value(f"add i64 {base}, {self.value(f'zext i32 {self.register32(operand.uniform)} to i64')}")
             number = 1 if space == "global" else 0
+            if space == "generic" and self.uses_shared_window:
+                address = self.value(f"add i64 {base}, {operand.offset}") if operand.offset else base
+                return self.generic_pointer(address), 0
             pointer = self.integer_pointer(base, "i64", number)
             if operand.offset:
                 pointer = self.offset_pointer(pointer, number, operand.offset)
@@ -440,6 +459,32 @@ class SassLifter(Emitter):
         frame = self.local_base()
         return (self.offset_pointer(frame, self.target.alloca_space, self.value(f"zext i32 {total} to i64")),
                 self.target.alloca_space)
+
+    def in_shared_window(self, address: str) -> str:
+        """Whether a generic address is in the shared window (its high word WINDOW_HIGH)."""
+        high = self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32')} to i32")
+        return self.value(f"icmp eq i32 {high}, {WINDOW_HIGH - (1 << 32)}")
+
+    def generic_pointer(self, address: str) -> str:
+        """A generic address as a pointer: a shared-window address becomes its shared memory's, as generic."""
+        window_offset = self.value(f"trunc i64 {address} to i32")
+        base = SHARED_WINDOW_BASE.get(self.kernel.arch, 0)
+        if base:
+            window_offset = self.value(f"sub i32 {window_offset}, {base}")
+        window_offset = self.value(f"and i32 {window_offset}, 16777215")  # above bit 24: the CTA's cluster rank
+        shared = self.space_cast(self.shared_pointer(self.value(f"zext i32 {window_offset} to i64")), 3, 0)
+        return self.value(f"select i1 {self.in_shared_window(address)}, ptr {shared}, "
+                          f"ptr {self.integer_pointer(address, 'i64', 0)}")
+
+    def op_QSPC(self, instruction: SassInstruction) -> None:
+        """QSPC.E.S p, RZ, [a]: whether the generic address a is in the shared window (__isShared)."""
+        flag, _, operand = instruction.operands
+        if not instruction.has("S") or not isinstance(operand, Address) or operand.base is None:
+            raise self.fail("QSPC of a space other than shared")
+        if not self.uses_shared_window:  # no shared address was made generic here
+            self.set_predicate(flag, "false")
+            return
+        self.set_predicate(flag, self.in_shared_window(self.int64(operand.base)))
 
     def shared_pointer(self, offset: str) -> str:
         """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
@@ -496,8 +541,6 @@ class SassLifter(Emitter):
         while isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") and len(operands) > 3:
             carries_out.append(operands.pop(0))
         sources, carries_in = operands[:3], operands[3:] if instruction.has("X") else []
-        if len(carries_out) > 1:
-            raise self.fail("IADD3 with two carry outputs")
         terms = []
         ones = 0
         for operand in sources:
@@ -514,8 +557,11 @@ class SassLifter(Emitter):
         for carry in carries_in:
             total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry)} to i64')}")
         self.write32(destination, self.value(f"trunc i64 {total} to i32"))
-        for carry in carries_out:
-            self.set_predicate(carry, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+        # The carry (0 to 2) is counted by the carry-out predicates, which a 64-bit sum's IADD3.X adds up
+        # again: the first holds when it is at least 1, the second when it is 2.
+        carry = self.value(f"lshr i64 {total}, 32")
+        for count, predicate in enumerate(carries_out, 1):
+            self.set_predicate(predicate, self.value(f"icmp uge i64 {carry}, {count}"))
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
         """VIADD d, a, b (sm_90): a + b."""
@@ -623,6 +669,46 @@ class SassLifter(Emitter):
 
     op_VIMNMX = op_IMNMX
 
+    def op_VIMNMX3(self, instruction: SassInstruction) -> None:
+        """VIMNMX3[.U32] d, a, b, c, p (sm_90): the minimum (p) or maximum (!p) of three."""
+        destination, a, b, c, which = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        values = [self.int32(o) for o in (a, b, c)]
+        low = self.min_max("min", ptx_type, self.min_max("min", ptx_type, values[0], values[1]), values[2])
+        high = self.min_max("max", ptx_type, self.min_max("max", ptx_type, values[0], values[1]), values[2])
+        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+
+    def op_VABSDIFF(self, instruction: SassInstruction) -> None:
+        """VABSDIFF[.U32] d, a, b, c: |a - b| + c (__sad, __usad), signed unless .U32."""
+        destination, a, b, c = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        x, y = self.int32(a), self.int32(b)
+        difference = self.value(f"sub i32 {self.min_max('max', ptx_type, x, y)}, {self.min_max('min', ptx_type, x, y)}")
+        self.write32(destination, self.value(f"add i32 {difference}, {self.int32(c)}"))
+
+    def op_VABSDIFF4(self, instruction: SassInstruction) -> None:
+        """VABSDIFF4.{U8,S8}[.ACC] d, a, b, c: per byte |a - b| (__vabsdiffu4/s4), plus c's byte; .ACC: the
+        four differences summed, plus c (__vsadu4)."""
+        destination, a, b, c = instruction.operands
+        signed = instruction.has("S8")
+        x, y = (self.value(f"bitcast i32 {self.int32(o)} to <4 x i8>") for o in (a, b))
+        extend = "sext" if signed else "zext"
+        wide_x, wide_y = (self.value(f"{extend} <4 x i8> {v} to <4 x i16>") for v in (x, y))
+        difference = self.value(f"sub <4 x i16> {wide_x}, {wide_y}")
+        absolute = self.declare("llvm.abs.v4i16", "declare <4 x i16> @llvm.abs.v4i16(<4 x i16>, i1)")
+        magnitude = self.value(f"call <4 x i16> {absolute}(<4 x i16> {difference}, i1 false)")
+        addend = self.int32(c)
+        if instruction.has("ACC"):
+            reduce = self.declare("llvm.vector.reduce.add.v4i16",
+                                  "declare i16 @llvm.vector.reduce.add.v4i16(<4 x i16>)")
+            total = self.value(f"call i16 {reduce}(<4 x i16> {magnitude})")
+            self.write32(destination, self.value(f"add i32 {self.value(f'zext i16 {total} to i32')}, {addend}"))
+            return
+        bytes_ = self.value(f"bitcast <4 x i8> {self.value(f'trunc <4 x i16> {magnitude} to <4 x i8>')} to i32")
+        summed = self.value(f"add <4 x i8> {self.value(f'bitcast i32 {bytes_} to <4 x i8>')}, "
+                            f"{self.value(f'bitcast i32 {addend} to <4 x i8>')}")
+        self.write32(destination, self.value(f"bitcast <4 x i8> {summed} to i32"))
+
     def op_IABS(self, instruction: SassInstruction) -> None:
         self.write32(instruction.operands[0], self.absolute("s32", self.int32(instruction.operands[1])))
 
@@ -716,6 +802,9 @@ class SassLifter(Emitter):
 
     def op_FSETP(self, instruction: SassInstruction) -> None:
         operands = instruction.operands
+        if instruction.has("MAX", "MIN"):
+            self.selection_predicates(instruction, "f32", self.float32(operands[2]), self.float32(operands[3]))
+            return
         comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
         result = self.compare(comparison, "f32", self.float32(operands[2]), self.float32(operands[3]))
         self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
@@ -732,9 +821,29 @@ class SassLifter(Emitter):
 
     def op_DSETP(self, instruction: SassInstruction) -> None:
         operands = instruction.operands
+        if instruction.has("MAX", "MIN"):
+            self.selection_predicates(instruction, "f64", self.float64(operands[2]), self.float64(operands[3]))
+            return
         comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
         result = self.compare(comparison, "f64", self.float64(operands[2]), self.float64(operands[3]))
         self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
+
+    def selection_predicates(self, instruction: SassInstruction, ptx_type: str, a: str, b: str) -> None:
+        """{F,D}SETP.{MAX,MIN}.op p, q, a, b, c (ptxas' fmax/fmin, the result then chosen by SEL/FSEL):
+        p = whether a is the maximum (minimum), a NaN losing to a number; q = whether both are NaN (the
+        result is then a quiet NaN). Each combined with c."""
+        which = "max" if instruction.has("MAX") else "min"
+        llvm_type = value_type(ptx_type)
+        chosen = self.min_max(which, ptx_type, a, b)
+        bits = f"i{width(ptx_type)}"
+        is_a = self.value(f"icmp eq {bits} {self.value(f'bitcast {llvm_type} {chosen} to {bits}')}, "
+                          f"{self.value(f'bitcast {llvm_type} {a} to {bits}')}")
+        both_nan = self.value(f"and i1 {self.value(f'fcmp uno {llvm_type} {a}, {a}')}, "
+                              f"{self.value(f'fcmp uno {llvm_type} {b}, {b}')}")
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(instruction.operands[4])
+        self.set_predicate(instruction.operands[0], self.value(f"{operation} i1 {is_a}, {c}"))
+        self.set_predicate(instruction.operands[1], self.value(f"{operation} i1 {both_nan}, {c}"))
 
     def double_result(self, instruction: SassInstruction, value: str) -> None:
         self.write64(instruction.operands[0], self.value(f"bitcast double {value} to i64"))
