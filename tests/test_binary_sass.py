@@ -250,6 +250,9 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
       "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
      ["R0", "R1", "R5"], [42, 1, 0]),
+    # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)
+    (["MOV R1, 0x10", "MOV R2, c[0x0][0x20]", "MOV R3, c[0x0][0x24]", "IADD3 R2, R2, R1, RZ", "MOV R4, 0x2a",
+      "ST.E [R2.64+0x4], R4", "LDL R0, [R1+0x4]"], ["R0"], [42]),
     (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
       "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
 ]
@@ -271,6 +274,16 @@ def test_sm90_generic_shared_addresses_are_the_window_above_swinhi() -> None:
     lines = ["S2R R3, SR_SWINHI", "MOV R2, 0x410", "MOV R4, 0x2a", "ST.E [R2.64], R4", "LDS R0, [0x410]",
              "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0"]
     assert evaluate(lines, ["R0", "R1"], arch=90) == [42, 1]
+
+
+@needs_nvcc
+def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
+    write(tmp_path / "s.cu", "__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n")
+    subprocess.run([NVCC, "-cubin", "-arch=sm_90", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)
+    (kernel,) = read_kernels((tmp_path / "s.cubin").read_bytes(), 90)
+    assert list(kernel.device_addresses.values()) == [("__cudart_i2opi_f", 0)]
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "@__cudart_i2opi_f" in ir
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:

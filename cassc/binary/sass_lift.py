@@ -37,11 +37,12 @@ SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, na
     "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
     "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
 ZERO_SPECIALS = {"SR_CgaCtaId"}  # one CTA per cluster
-# The shared window in the generic space: its base is c[0x0][0x18] (sm_75-89, 64 bits) or SR_SWINHI:0 (sm_90).
-# Here that base is WINDOW_HIGH:0, a high word no real address has; generic accesses of a kernel that reads it
-# map WINDOW_HIGH:offset to the offset in the kernel's shared memory, and QSPC.S tests for it.
-SHARED_WINDOW = {0x18: "low", 0x1C: "high"}
-WINDOW_HIGH = 0xC0DE0000
+# The shared and local windows in the generic space: their bases are c[0x0][0x18] (shared, sm_75-89) or
+# SR_SWINHI:0 (shared, sm_90) and c[0x0][0x20] (local), 64 bits each. Here a base is HIGH:0, a high word no
+# real address has; generic accesses of a kernel that reads one map HIGH:offset to that offset in the
+# kernel's shared memory or local frame, and QSPC.S tests for the shared one.
+WINDOWS = {0x18: "shared", 0x20: "local"}  # constant bank 0 offset -> the window whose base it holds
+WINDOW_HIGH = {"shared": 0xC0DE0000, "local": 0xC0DF0000}
 INTEGER_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
 FLOAT_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
                      "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan"}
@@ -85,11 +86,11 @@ class SassLifter(Emitter):
         self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
-        # whether the kernel makes shared addresses generic (reads the window's base): see WINDOW_HIGH
-        self.uses_shared_window = any(
-            (isinstance(o, Special) and o.name == "SR_SWINHI")
-            or (isinstance(o, Constant) and o.bank == 0 and o.offset in SHARED_WINDOW and o.register is None)
-            for i in kernel.instructions for o in i.operands)
+        # the windows whose generic addresses the kernel makes (it reads their base): see WINDOW_HIGH
+        self.windows = {"shared" for i in kernel.instructions for o in i.operands
+                        if isinstance(o, Special) and o.name == "SR_SWINHI"} | {
+            WINDOWS[o.offset - o.offset % 8] for i in kernel.instructions for o in i.operands
+            if isinstance(o, Constant) and o.bank == 0 and o.offset - o.offset % 8 in WINDOWS and o.register is None}
 
     def fail(self, why: str) -> Unsupported:
         where = f": '{self.current.text}' at {self.current.address:#06x}" if self.current else ""
@@ -304,7 +305,7 @@ class SassLifter(Emitter):
         if operand.name in ZERO_SPECIALS:
             return "0"
         if operand.name == "SR_SWINHI":
-            return str(WINDOW_HIGH - (1 << 32))
+            return str(WINDOW_HIGH["shared"] - (1 << 32))
         name = SPECIAL_REGISTERS.get(operand.name)
         found = self.special_register(name) if name else None
         if found is None:
@@ -337,10 +338,10 @@ class SassLifter(Emitter):
             return str(self.frame_top())
         if offset in MEMORY_DESCRIPTORS:
             return "0"
-        if offset == 0x18 and size == 8:
-            return str(WINDOW_HIGH << 32)
-        if offset in SHARED_WINDOW and size == 4:
-            return str(WINDOW_HIGH - (1 << 32)) if SHARED_WINDOW[offset] == "high" else "0"
+        if offset in WINDOWS:  # a window's base, whole or its low word (0)
+            return str(WINDOW_HIGH[WINDOWS[offset]] << 32) if size == 8 else "0"
+        if offset - 4 in WINDOWS and size == 4:  # its high word
+            return str(WINDOW_HIGH[WINDOWS[offset - 4]] - (1 << 32))
         raise self.fail(f"constant bank 0 offset {offset:#x} (outside the parameters)")
 
     def parameter_bytes(self, offset: int, size: int) -> str:
@@ -434,7 +435,7 @@ class SassLifter(Emitter):
             if operand.uniform is not None and operand.base is not None and operand.base.index is not None:
                 base = self.value(f"add i64 {base}, {self.value(f'zext i32 {self.register32(operand.uniform)} to i64')}")
             number = 1 if space == "global" else 0
-            if space == "generic" and self.uses_shared_window:
+            if space == "generic" and self.windows:
                 address = self.value(f"add i64 {base}, {operand.offset}") if operand.offset else base
                 return self.generic_pointer(address), 0
             pointer = self.integer_pointer(base, "i64", number)
@@ -460,31 +461,40 @@ class SassLifter(Emitter):
         return (self.offset_pointer(frame, self.target.alloca_space, self.value(f"zext i32 {total} to i64")),
                 self.target.alloca_space)
 
-    def in_shared_window(self, address: str) -> str:
-        """Whether a generic address is in the shared window (its high word WINDOW_HIGH)."""
+    def in_window(self, window: str, address: str) -> str:
+        """Whether a generic address is in the shared or local window (its high word the window's)."""
         high = self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32')} to i32")
-        return self.value(f"icmp eq i32 {high}, {WINDOW_HIGH - (1 << 32)}")
+        return self.value(f"icmp eq i32 {high}, {WINDOW_HIGH[window] - (1 << 32)}")
 
     def generic_pointer(self, address: str) -> str:
-        """A generic address as a pointer: a shared-window address becomes its shared memory's, as generic."""
-        window_offset = self.value(f"trunc i64 {address} to i32")
-        base = SHARED_WINDOW_BASE.get(self.kernel.arch, 0)
-        if base:
-            window_offset = self.value(f"sub i32 {window_offset}, {base}")
-        window_offset = self.value(f"and i32 {window_offset}, 16777215")  # above bit 24: the CTA's cluster rank
-        shared = self.space_cast(self.shared_pointer(self.value(f"zext i32 {window_offset} to i64")), 3, 0)
-        return self.value(f"select i1 {self.in_shared_window(address)}, ptr {shared}, "
-                          f"ptr {self.integer_pointer(address, 'i64', 0)}")
+        """A generic address as a pointer; one in a window the kernel uses becomes its shared memory's or
+        local frame's, as generic."""
+        pointer = self.integer_pointer(address, "i64", 0)
+        for window in sorted(self.windows):
+            offset = self.value(f"trunc i64 {address} to i32")
+            if window == "shared":
+                space = 3
+                base = SHARED_WINDOW_BASE.get(self.kernel.arch, 0)
+                if base:
+                    offset = self.value(f"sub i32 {offset}, {base}")
+                offset = self.value(f"and i32 {offset}, 16777215")  # above bit 24: the CTA's cluster rank
+                place = self.shared_pointer(self.value(f"zext i32 {offset} to i64"))
+            else:
+                space = self.target.alloca_space
+                place = self.offset_pointer(self.local_base(), space, self.value(f"zext i32 {offset} to i64"))
+            inside = self.space_cast(place, space, 0)
+            pointer = self.value(f"select i1 {self.in_window(window, address)}, ptr {inside}, ptr {pointer}")
+        return pointer
 
     def op_QSPC(self, instruction: SassInstruction) -> None:
         """QSPC.E.S p, RZ, [a]: whether the generic address a is in the shared window (__isShared)."""
         flag, _, operand = instruction.operands
         if not instruction.has("S") or not isinstance(operand, Address) or operand.base is None:
             raise self.fail("QSPC of a space other than shared")
-        if not self.uses_shared_window:  # no shared address was made generic here
+        if "shared" not in self.windows:  # no shared address was made generic here
             self.set_predicate(flag, "false")
             return
-        self.set_predicate(flag, self.in_shared_window(self.int64(operand.base)))
+        self.set_predicate(flag, self.in_window("shared", self.int64(operand.base)))
 
     def shared_pointer(self, offset: str) -> str:
         """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
