@@ -41,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -242,15 +243,27 @@ def prepare(args: argparse.Namespace) -> None:
         if (source_root / extra).exists():
             (work / "build" / extra).symlink_to(source_root / extra)
 
-    def child(name: str) -> subprocess.CompletedProcess[str]:
-        return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch", args.arch,
-                    *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=1200)
+    started = time.monotonic()
+
+    def child(name: str) -> subprocess.CompletedProcess[str] | None:
+        if args.deadline and time.monotonic() - started > args.deadline:
+            return None  # not reached: left out of the covered sample, in seed order
+        left = args.deadline - (time.monotonic() - started) if args.deadline else 900
+        try:  # a benchmark may take past the deadline by as much as its own limit
+            return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch",
+                        args.arch, *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=int(min(1200, left + 300)))
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess([], 1, "", "timed out")
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         children = dict(zip(chosen, pool.map(child, chosen)))
+    reached = [name for name in chosen if children[name] is not None]
+    if len(reached) < len(chosen):
+        sample["not_reached"] = [name for name in chosen if children[name] is None]
+        (work / "sample.json").write_text(json.dumps(sample))
     results: list[BenchmarkResult] = []
     jobs = []
-    for name in chosen:
+    for name in reached:
         record = work / "results" / f"{name}.json"
         if not record.exists():
             lines = (children[name].stderr.strip() or "no output").splitlines()
@@ -459,13 +472,16 @@ def report(args: argparse.Namespace) -> None:
     left_out = (f", leaving out the {len(sample['left_out'])} the seed drew whose original exits with an error "
                 f"on the H200 in `hecbench_verify.py`'s record: {', '.join(sample['left_out'])}"
                 if sample["left_out"] else "")
+    not_reached = (f" The first {len(state)} of the sample's {len(state) + len(sample['not_reached'])} in seed order were "
+                   f"prepared before the deadline; not reached: {', '.join(sample['not_reached'])}."
+                   if sample.get("not_reached") else "")
     lines = [
         f"# Binary path over HeCBench (nvcc-built objects only{', SASS route' if sample.get('sass') else ''})",
         "",
         f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {sample['seed']}{left_out}); {len(built)} built by nvcc 13 "
         f"(`make CC=nvcc ARCH={sample.get('arch', 'sm_90')}`). cassc saw only their objects"
         f"{', and lifted their SASS (the route forced), not their PTX' if sample.get('sass') else ''}. "
-        "Produced by `benchmarks/binary_path.py`.",
+        f"Produced by `benchmarks/binary_path.py`.{not_reached}",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -512,6 +528,9 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
     p.add_argument("--jobs", type=int, default=1, help="benchmarks prepared at a time")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds: no benchmark starts later (those left are recorded as not reached, and the "
+                        "report says which of the sample it covers)")
     for command in (p, o := commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")):
         command.add_argument("--arch", default="sm_90", help="the Makefile's ARCH (nvcc -arch)")
         command.add_argument("--sass", action="store_true", help="lift each object's SASS, not its PTX")
