@@ -403,7 +403,10 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
                                   fallback=Fallback(lambda: backend, 256, toolchain.clang))
     (prompt,) = backend.prompts
-    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    # the CASS assembly models' own format: the kernel's SASS in a ```cudaasm block (the answer's ```hipasm
+    # block is what AssemblyAnswer gives)
+    assert prompt.startswith("Convert the following CUDA device assembly code to HIP device assembly:\n```cudaasm\n")
+    assert "CALL" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
     assert translation.route == "sass"
     if accepted:
         (kernel,) = translation.kernels
