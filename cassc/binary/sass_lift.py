@@ -551,27 +551,43 @@ class SassLifter(Emitter):
         while isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") and len(operands) > 3:
             carries_out.append(operands.pop(0))
         sources, carries_in = operands[:3], operands[3:] if instruction.has("X") else []
-        terms = []
-        ones = 0
+        terms: list[tuple[str, bool]] = []  # (value, subtracted)
         for operand in sources:
             raw = self.raw32(operand)
-            if getattr(operand, "negated", False):
-                raw = self.value(f"xor i32 {raw}, -1")
-                ones += 1
-            elif getattr(operand, "inverted", False):
-                raw = self.value(f"xor i32 {raw}, -1")
-            terms.append(self.value(f"zext i32 {raw} to i64"))
-        total = self.value(f"add i64 {self.value(f'add i64 {terms[0]}, {terms[1]}')}, {terms[2]}")
-        if ones:
-            total = self.value(f"add i64 {total}, {ones}")
-        for carry in carries_in:
-            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry)} to i64')}")
-        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
+            if getattr(operand, "inverted", False):
+                terms.append((self.value(f"xor i32 {raw}, -1"), False))
+            elif not (isinstance(operand, Register) and operand.is_zero):
+                terms.append((raw, getattr(operand, "negated", False)))
+        terms += [(self.value(f"zext i1 {self.predicate_operand(carry)} to i32"), False) for carry in carries_in]
+        total, carry = self.add_with_carry(terms, bool(carries_out))
+        self.write32(destination, total)
         # The carry (0 to 2) is counted by the carry-out predicates, which a 64-bit sum's IADD3.X adds up
         # again: the first holds when it is at least 1, the second when it is 2.
-        carry = self.value(f"lshr i64 {total}, 32")
         for count, predicate in enumerate(carries_out, 1):
-            self.set_predicate(predicate, self.value(f"icmp uge i64 {carry}, {count}"))
+            self.set_predicate(predicate, self.value(f"icmp uge i32 {carry}, {count}"))
+
+    def add_with_carry(self, terms: list[tuple[str, bool]], carry_out: bool) -> tuple[str, str]:
+        """(the 32-bit sum of `terms`, each (value, subtracted), and how many times the adder carried out
+        of bit 31: "0" unless `carry_out`). A subtracted term is its complement plus one, as the adder
+        takes it: it carries where no borrow is. Each step's overflow is llvm.u{add,sub}.with.overflow's,
+        which the targets turn into their add (subtract) with carry instructions."""
+        total, carry = "0", "0"
+        for index, (term, subtracted) in enumerate(terms):
+            if index == 0 and not subtracted:
+                total = term
+                continue
+            operation = "sub" if subtracted else "add"
+            if not carry_out:
+                total = self.value(f"{operation} i32 {total}, {term}")
+                continue
+            overflowing = self.intrinsic(f"llvm.u{operation}.with.overflow", "i32", 2, "{i32, i1}")
+            pair = self.value(f"call {{i32, i1}} {overflowing}(i32 {total}, i32 {term})")
+            total = self.value(f"extractvalue {{i32, i1}} {pair}, 0")
+            overflow = self.value(f"extractvalue {{i32, i1}} {pair}, 1")
+            if subtracted:
+                overflow = self.value(f"xor i1 {overflow}, true")
+            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {overflow} to i32')}")
+        return total, carry
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
         """VIADD d, a, b (sm_90): a + b."""
@@ -613,12 +629,13 @@ class SassLifter(Emitter):
             part = self.value(f"trunc i64 {self.value(f'lshr i64 {shifted}, 32')} to i32")
         else:
             part = self.value(f"shl i32 {a}, {shift}")
-        total = self.value(f"add i64 {self.value(f'zext i32 {part} to i64')}, {self.value(f'zext i32 {b} to i64')}")
+        terms = [(part, False), (b, False)]
         if carry_in is not None:
-            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry_in)} to i64')}")
-        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
+            terms.append((self.value(f"zext i1 {self.predicate_operand(carry_in)} to i32"), False))
+        total, carry = self.add_with_carry(terms, carry_out is not None)
+        self.write32(destination, total)
         if carry_out is not None:
-            self.set_predicate(carry_out, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+            self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
         """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
