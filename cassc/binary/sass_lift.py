@@ -624,9 +624,7 @@ class SassLifter(Emitter):
                 high = self.value(f"ashr i32 {a}, 31")
             else:
                 high = self.int32(operands[2])
-            pair = self.pair(a, high)
-            shifted = self.value(f"shl i64 {pair}, {self.value(f'zext i32 {shift} to i64')}")
-            part = self.value(f"trunc i64 {self.value(f'lshr i64 {shifted}, 32')} to i32")
+            part = self.funnel("fshl", high, a, shift)
         else:
             part = self.value(f"shl i32 {a}, {shift}")
         terms = [(part, False), (b, False)]
@@ -636,6 +634,12 @@ class SassLifter(Emitter):
         self.write32(destination, total)
         if carry_out is not None:
             self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
+
+    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
+        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
+        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
+        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
+        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
         """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
@@ -673,6 +677,11 @@ class SassLifter(Emitter):
         left = instruction.has("L")
         signed = instruction.has("S32", "S64")
         limit = 64 if instruction.has("U64", "S64") else 32
+        if isinstance(amount, Immediate) and 0 < amount.integer() < 32 and not signed and (
+                instruction.has("HI") == left):  # a funnel shift: the word of high:low that stays
+            direction = "fshl" if left else "fshr"
+            self.write32(destination, self.funnel(direction, self.int32(high), self.int32(low), self.raw32(amount)))
+            return
         pair = self.pair(self.int32(low), self.int32(high))
         count = self.int32(amount)
         count = self.value(f"and i32 {count}, 31") if instruction.has("W") else \
