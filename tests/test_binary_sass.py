@@ -186,6 +186,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["IADD3 R0, P0, R14, -R12, RZ", "IADD3.X R1, R15, ~R13, RZ, P0, !PT"], ["R0", "R1"],
      [low(B64 - A64), high(B64 - A64)]),
     (["IADD3 R0, -R10, 0x10, R11"], ["R0"], [low(-A + 0x10 + B)]),
+    (["IADD3 R0, P0, R12, -R14, RZ", "IMAD.X R1, R13, 0x1, ~R15, P0"], ["R0", "R1"],
+     [low(A64 - B64), high(A64 - B64)]),
     (["LEA R0, P0, R10, R14, 0x2", "LEA.HI.X R1, R10, R15, R13, 0x2, P0"], ["R0", "R1"],
      [low((((A64 & ~0xFFFFFFFF) | A) << 2) + B64) & 0xFFFFFFFF,
       high(((((A64 >> 32) << 32 | A) << 2) & 0xFFFFFFFFFFFFFFFF) + B64)]),

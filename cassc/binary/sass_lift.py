@@ -535,8 +535,16 @@ class SassLifter(Emitter):
                 return
             result = self.value(f"trunc i64 {self.value(f'lshr i64 {total}, 32')} to i32")
         else:
-            a, b, c = (self.int32(o) for o in operands[1:4])
-            result = self.value(f"add i32 {self.value(f'mul i32 {a}, {b}')}, {c}")
+            a, b = (self.int32(o) for o in operands[1:3])
+            product = self.value(f"mul i32 {a}, {b}")
+            if instruction.has("X") and getattr(operands[3], "inverted", False):
+                # a * b + ~c + carry: c subtracted with a borrow of !carry (a 64-bit subtraction's high word)
+                borrow = self.value(f"xor i1 {self.predicate_operand(operands[4])}, true")
+                result, _ = self.add_with_carry([(product, False), (self.raw32(operands[3]), True),
+                                                 (self.value(f"zext i1 {borrow} to i32"), True)], False)
+                self.write32(destination, result)
+                return
+            result = self.value(f"add i32 {product}, {self.int32(operands[3])}")
         if instruction.has("X"):
             carry = self.value(f"zext i1 {self.predicate_operand(operands[4])} to i32")
             result = self.value(f"add i32 {result}, {carry}")
@@ -552,13 +560,20 @@ class SassLifter(Emitter):
             carries_out.append(operands.pop(0))
         sources, carries_in = operands[:3], operands[3:] if instruction.has("X") else []
         terms: list[tuple[str, bool]] = []  # (value, subtracted)
+        pending = [] if carries_out else list(carries_in)
         for operand in sources:
             raw = self.raw32(operand)
-            if getattr(operand, "inverted", False):
+            if getattr(operand, "inverted", False) and pending:
+                # ~x + carry is x subtracted with a borrow of !carry (a 64-bit subtraction's high word; the
+                # targets' subtract-with-borrow): the same sum, and no carry out is wanted
+                borrow = self.value(f"xor i1 {self.predicate_operand(pending.pop(0))}, true")
+                terms += [(raw, True), (self.value(f"zext i1 {borrow} to i32"), True)]
+            elif getattr(operand, "inverted", False):
                 terms.append((self.value(f"xor i32 {raw}, -1"), False))
             elif not (isinstance(operand, Register) and operand.is_zero):
                 terms.append((raw, getattr(operand, "negated", False)))
-        terms += [(self.value(f"zext i1 {self.predicate_operand(carry)} to i32"), False) for carry in carries_in]
+        unpaired = pending if not carries_out else carries_in
+        terms += [(self.value(f"zext i1 {self.predicate_operand(carry)} to i32"), False) for carry in unpaired]
         total, carry = self.add_with_carry(terms, bool(carries_out))
         self.write32(destination, total)
         # The carry (0 to 2) is counted by the carry-out predicates, which a 64-bit sum's IADD3.X adds up
