@@ -128,11 +128,11 @@ def kernel_of(lines: list[str], arch: int = 80) -> SassKernel:
     return SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
 
 
-def evaluate(lines: list[str], outputs: list[str], arch: int = 80) -> list[int]:
+def evaluate(lines: list[str], outputs: list[str], arch: int = 80, after: tuple[str, ...] = ()) -> list[int]:
     """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
-    the lifted IR (inputs are immediates, so everything folds)."""
+    the lifted IR (inputs are immediates, so everything folds). `after`: code after the EXIT (subroutines)."""
     body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
-            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT"]
+            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT", *after]
     kernel = kernel_of(body, arch)
     ir, _, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
     assert not failures, failures
@@ -286,6 +286,26 @@ def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
     assert list(kernel.device_addresses.values()) == [("__cudart_i2opi_f", 0)]
     ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
     assert failures == {} and "@__cudart_i2opi_f" in ir
+
+
+# ptxas' a / b (div.rn.f32): a refined reciprocal on the fast path, FCHK choosing the slow path's subroutine
+DIVISION = ["MUFU.RCP R9, R13", "FCHK P0, R4, R13", "FFMA R0, -R13, R9, 1", "FFMA R0, R9, R0, R9",
+            "FFMA R11, R4, R0, RZ", "FFMA R7, -R13, R11, R4", "FFMA R11, R0, R7, R11", "@!P0 BRA `(.L_x_1)",
+            "MOV R2, 0x0", "CALL.REL.NOINC `(slow)", ".L_x_1:"]
+
+
+def f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+@pytest.mark.parametrize("a, b, expected", [(1.0, 3.0, bits(f32(1 / 3))), (1e-40, 3.0, bits(f32(f32(1e-40) / 3))),
+                                            (3e38, 0.25, 0x7F800000), (-7.0, 1e-39, 0xFF800000)])
+def test_a_float_division_is_one_correctly_rounded_division(a: float, b: float, expected: int) -> None:
+    # the slow path here answers 0: only a division that never needs it gives the quotient
+    slow = ("slow:", "MOV R11, RZ", "RET.REL.NODEC R2")
+    assert evaluate([mov("R4", bits(a)), mov("R13", bits(b)), *DIVISION], ["R11"], after=slow) == [expected]
+    ir = lift_sass_kernels([kernel_of([*DIVISION, "EXIT", *slow])], AMDGPU, data_layout(AMDGPU))[0]
+    assert ir.count("fdiv float") == 1
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:

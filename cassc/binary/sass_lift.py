@@ -111,7 +111,10 @@ class SassLifter(Emitter):
         self.return_sites = [after.address for call, after in zip(self.kernel.instructions,
                                                                    self.kernel.instructions[1:])
                              if call.opcode == "CALL"]
-        for instruction in self.kernel.instructions:
+        divisions = float_divisions(self.kernel.instructions)
+        quotients = {result: check for result, (check, _) in divisions.items()}
+        skipped = {branch for _, branch in divisions.values()}
+        for index, instruction in enumerate(self.kernel.instructions):
             for label in instruction.labels:
                 self.place_label(self.label(label))
             if instruction.address in self.return_sites:
@@ -122,7 +125,14 @@ class SassLifter(Emitter):
                     self.terminated = True
                 continue
             self.current = instruction
-            self.instruction(instruction, labels)
+            if index in quotients:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
+                _, a, b = self.kernel.instructions[quotients[index]].operands
+                quotient = self.value(f"fdiv float {self.float32(a)}, {self.float32(b)}")
+                self.write32(instruction.operands[0], self.value(f"bitcast float {quotient} to i32"))
+            elif index in skipped:  # the slow path, which that result makes unnecessary
+                self.branch(self.label(instruction.operands[-1].label))  # type: ignore[union-attr]
+            else:
+                self.instruction(instruction, labels)
         self.current = None
         if not self.terminated:
             self.emit("ret void")
@@ -1419,6 +1429,65 @@ class SassLifter(Emitter):
 
     def op_BPT(self, instruction: SassInstruction) -> None:
         self.trap()
+
+
+def float_divisions(instructions: list[SassInstruction]) -> dict[int, tuple[int, int]]:
+    """ptxas' f32 division a / b, rounded to nearest: FCHK p, a, b; a reciprocal refined by FFMAs to the
+    quotient q = a * r, the remainder e = a - b * q and the result x = q + r * e; `@!p BRA` past a CALL of
+    the slow path, which computes the quotients that path would round wrongly. Found by that dataflow (the
+    order and registers vary), in straight-line code, each is: the result's FFMA -> (the FCHK, the branch).
+    Its whole meaning is one IEEE division, which both targets compile correctly rounded."""
+    found = {}
+    for check, instruction in enumerate(instructions):
+        if instruction.opcode != "FCHK" or instruction.guard is not None or len(instruction.operands) != 3:
+            continue
+        flag, a, b = instruction.operands
+        branch = next((j for j in range(check + 1, min(check + 12, len(instructions)))
+                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
+                       and instructions[j].guard.inverted and isinstance(flag, Register)
+                       and (instructions[j].guard.kind, instructions[j].guard.index) == (flag.kind, flag.index)), None)
+        if branch is None or any(i.labels for i in instructions[check + 1:branch + 1]):
+            continue
+        window = range(max(0, check - 6), branch)
+
+        def ffma(j: int) -> tuple[Register, tuple[object, ...]] | None:
+            i = instructions[j]
+            ok = i.opcode == "FFMA" and not i.modifiers and i.guard is None and isinstance(i.operands[0], Register)
+            return (i.operands[0], i.operands[1:]) if ok else None  # type: ignore[return-value]
+
+        def same(x: object, y: object) -> bool:  # the same register (or immediate), modifiers aside
+            if isinstance(x, Register) and isinstance(y, Register):
+                return (x.kind, x.index) == (y.kind, y.index)
+            return x == y
+
+        quotient = next((j for j in window if (f := ffma(j)) and isinstance(f[1][2], Register) and f[1][2].is_zero
+                         and any(o == a for o in f[1][:2])), None)
+        if quotient is None:
+            continue
+        q = instructions[quotient].operands[0]
+        remainder = next((j for j in window if j > quotient and (f := ffma(j)) and f[1][2] == a
+                          and any(same(o, q) for o in f[1][:2])), None)
+        if remainder is None:
+            continue
+        e = instructions[remainder].operands[0]
+        result = next((j for j in window if j > remainder and (f := ffma(j)) and same(f[1][2], q)
+                       and any(same(o, e) for o in f[1][:2])), None)
+        if result is None:
+            continue
+        x = instructions[result].operands[0]
+
+        def writes(i: SassInstruction, register: object) -> bool:  # conservatively: a destination near it
+            destination = i.operands[0] if i.operands else None
+            if not (isinstance(destination, Register) and isinstance(register, Register)) or \
+                    destination.kind != register.kind or destination.index is None or register.index is None:
+                return False
+            return 0 <= register.index - destination.index < (4 if i.has("WIDE", "64", "128") else 1)
+
+        # a and b are read at the result: unchanged since the FCHK; the result is what the join reads
+        if not any(writes(i, r) for i in instructions[check + 1:result] for r in (a, b)) and \
+                not any(writes(i, x) for i in instructions[result + 1:branch]):
+            found[result] = (check, branch)
+    return found
 
 
 def constant_variables(kernel: SassKernel) -> dict[str, str]:
