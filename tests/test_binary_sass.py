@@ -4,6 +4,7 @@ gfx1100 programs."""
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import shutil
@@ -16,8 +17,8 @@ import pytest
 from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
-from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, read_kernels
-from cassc.binary.sass_lift import lift_sass_kernels
+from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
+from cassc.binary.sass_lift import float_divisions, lift_sass_kernels
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -288,24 +289,57 @@ def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
     assert failures == {} and "@__cudart_i2opi_f" in ir
 
 
+def with_return_address(lines: list[str]) -> list[str]:
+    """`RETURN` in `lines` replaced by the address of the instruction after the CALL (as ptxas writes it)."""
+    code = [line for line in lines if not line.endswith(":")]
+    after = 16 * (next(i for i, line in enumerate(code) if line.startswith("CALL")) + 1)
+    return [line.replace("RETURN", f"{after:#x}") for line in lines]
+
+
 # ptxas' a / b (div.rn.f32): a refined reciprocal on the fast path, FCHK choosing the slow path's subroutine
-DIVISION = ["MUFU.RCP R9, R13", "FCHK P0, R4, R13", "FFMA R0, -R13, R9, 1", "FFMA R0, R9, R0, R9",
-            "FFMA R11, R4, R0, RZ", "FFMA R7, -R13, R11, R4", "FFMA R11, R0, R7, R11", "@!P0 BRA `(.L_x_1)",
-            "MOV R2, 0x0", "CALL.REL.NOINC `(slow)", ".L_x_1:"]
+F32_SLOW_PATH = "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"
+F32_DIVISION = ["MUFU.RCP R9, R13", "FCHK P0, R4, R13", "FFMA R0, -R13, R9, 1", "FFMA R0, R9, R0, R9",
+                "FFMA R11, R4, R0, RZ", "FFMA R7, -R13, R11, R4", "FFMA R11, R0, R7, R11", "@!P0 BRA `(.L_x_1)",
+                "MOV R2, RETURN", f"CALL.REL.NOINC `({F32_SLOW_PATH})", ".L_x_1:"]
+# and f64 div.rn: the same dataflow in DFMAs, FSETPs choosing the slow path (the divisor's copy in R12)
+F64_SLOW_PATH = "$__internal_1_$__cuda_sm20_div_rn_f64_full"
+F64_DIVISION = ["MUFU.RCP64H R5, R11", "IMAD.MOV.U32 R4, RZ, RZ, 0x1", "DFMA R8, R4, -R10, 1", "DFMA R8, R8, R8, R8",
+                "DFMA R8, R4, R8, R4", "DFMA R4, R8, -R10, 1", "DFMA R4, R8, R4, R8", "DMUL R8, R6, R4",
+                "FSETP.GEU.AND P1, PT, |R7|, 6.5827683646048100446e-37, PT", "DFMA R10, R8, -R12, R6",
+                "DFMA R4, R4, R10, R8", "FFMA R0, RZ, R13, R5", "FSETP.GT.AND P0, PT, |R0|, 1.469367938527859385e-39, PT",
+                "@P0 BRA P1, `(.L_x_8)", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_SLOW_PATH})",
+                "IMAD.MOV.U32 R4, RZ, RZ, R10", "IMAD.MOV.U32 R5, RZ, RZ, R11", ".L_x_8:"]
 
 
 def f32(x: float) -> float:
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
+def double_words(x: float) -> tuple[int, int]:
+    return struct.unpack("<II", struct.pack("<d", x))
+
+
 @pytest.mark.parametrize("a, b, expected", [(1.0, 3.0, bits(f32(1 / 3))), (1e-40, 3.0, bits(f32(f32(1e-40) / 3))),
                                             (3e38, 0.25, 0x7F800000), (-7.0, 1e-39, 0xFF800000)])
 def test_a_float_division_is_one_correctly_rounded_division(a: float, b: float, expected: int) -> None:
     # the slow path here answers 0: only a division that never needs it gives the quotient
-    slow = ("slow:", "MOV R11, RZ", "RET.REL.NODEC R2")
-    assert evaluate([mov("R4", bits(a)), mov("R13", bits(b)), *DIVISION], ["R11"], after=slow) == [expected]
-    ir = lift_sass_kernels([kernel_of([*DIVISION, "EXIT", *slow])], AMDGPU, data_layout(AMDGPU))[0]
-    assert ir.count("fdiv float") == 1
+    slow = (f"{F32_SLOW_PATH}:", "MOV R11, RZ", "RET.REL.NODEC R2")
+    lines = with_return_address([mov("R4", bits(a)), mov("R13", bits(b)), *F32_DIVISION])
+    assert evaluate(lines, ["R11"], after=slow) == [expected]
+    (division,) = float_divisions(kernel_of([*lines, "EXIT", *slow]).instructions).values()
+    assert division.precision == "f32" and division.dividend == parse_operand("R4")
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 3.0), (1e-310, 3.0), (-5.5, 1e-300), (2.0, -0.0)])
+def test_a_double_division_is_one_correctly_rounded_division(a: float, b: float) -> None:
+    slow = (f"{F64_SLOW_PATH}:", "MOV R10, RZ", "MOV R11, RZ", "RET.REL.NODEC R0")
+    inputs = [mov(f"R{r + half}", double_words(value)[half]) for r, value in ((6, a), (10, b), (12, b))
+              for half in (0, 1)]
+    lines = with_return_address([*inputs, *F64_DIVISION])
+    expected = a / b if b else math.copysign(math.inf, a) * math.copysign(1, b)
+    assert evaluate(lines, ["R4", "R5"], after=slow) == list(double_words(expected))
+    (division,) = float_divisions(kernel_of([*lines, "EXIT", *slow]).instructions).values()
+    assert division.precision == "f64" and division.dividend == parse_operand("R6")
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:

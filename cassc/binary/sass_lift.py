@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import struct
+from dataclasses import dataclass
 
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
@@ -112,8 +113,7 @@ class SassLifter(Emitter):
                                                                    self.kernel.instructions[1:])
                              if call.opcode == "CALL"]
         divisions = float_divisions(self.kernel.instructions)
-        quotients = {result: check for result, (check, _) in divisions.items()}
-        skipped = {branch for _, branch in divisions.values()}
+        skipped = {division.branch for division in divisions.values()}
         for index, instruction in enumerate(self.kernel.instructions):
             for label in instruction.labels:
                 self.place_label(self.label(label))
@@ -125,10 +125,8 @@ class SassLifter(Emitter):
                     self.terminated = True
                 continue
             self.current = instruction
-            if index in quotients:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
-                _, a, b = self.kernel.instructions[quotients[index]].operands
-                quotient = self.value(f"fdiv float {self.float32(a)}, {self.float32(b)}")
-                self.write32(instruction.operands[0], self.value(f"bitcast float {quotient} to i32"))
+            if index in divisions:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
+                self.division(instruction, divisions[index])
             elif index in skipped:  # the slow path, which that result makes unnecessary
                 self.branch(self.label(instruction.operands[-1].label))  # type: ignore[union-attr]
             else:
@@ -138,6 +136,18 @@ class SassLifter(Emitter):
             self.emit("ret void")
             self.terminated = True
         return self.function_text(self.kernel_head(self.kernel.name, signature))
+
+    def division(self, instruction: SassInstruction, division: Division) -> None:
+        read = self.float64 if division.precision == "f64" else self.float32
+        llvm_type = value_type(division.precision)
+        divisor = read(division.divisor)
+        if division.divisor_negated:
+            divisor = self.negate(division.precision, divisor)
+        quotient = self.value(f"fdiv {llvm_type} {read(division.dividend)}, {divisor}")
+        if division.precision == "f64":
+            self.write64(instruction.operands[0], self.value(f"bitcast double {quotient} to i64"))
+        else:
+            self.write32(instruction.operands[0], self.value(f"bitcast float {quotient} to i32"))
 
     @staticmethod
     def is_self_loop(instruction: SassInstruction) -> bool:
@@ -1431,62 +1441,90 @@ class SassLifter(Emitter):
         self.trap()
 
 
-def float_divisions(instructions: list[SassInstruction]) -> dict[int, tuple[int, int]]:
-    """ptxas' f32 division a / b, rounded to nearest: FCHK p, a, b; a reciprocal refined by FFMAs to the
-    quotient q = a * r, the remainder e = a - b * q and the result x = q + r * e; `@!p BRA` past a CALL of
-    the slow path, which computes the quotients that path would round wrongly. Found by that dataflow (the
-    order and registers vary), in straight-line code, each is: the result's FFMA -> (the FCHK, the branch).
-    Its whole meaning is one IEEE division, which both targets compile correctly rounded."""
+@dataclass(frozen=True)
+class Division:
+    """A division ptxas open-coded: where its result is made, of what, and the branch past its slow path."""
+
+    result: int  # the index of the instruction that makes the quotient
+    precision: str  # "f32" or "f64"
+    dividend: object  # operands, read where the result is made
+    divisor: object
+    divisor_negated: bool  # the divisor operand as written is -b
+    branch: int  # the index of the branch that skips the slow path
+
+
+def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
+    """ptxas' divisions rounded to nearest (f32 div.rn, f64 div.rn): a refined reciprocal r of b, the
+    quotient q = a * r, the remainder e = a - b * q and the result x = q + r * e, then a branch past the CALL
+    of the slow path (`..._div_rn_...`), which computes what that would round wrongly. Found by that dataflow
+    (the order and registers vary) in the straight-line code before the branch; each: the result's index ->
+    the division. Its whole meaning is one IEEE division, which both targets compile correctly rounded."""
     found = {}
-    for check, instruction in enumerate(instructions):
-        if instruction.opcode != "FCHK" or instruction.guard is not None or len(instruction.operands) != 3:
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_div_rn_" not in target.label:
             continue
-        flag, a, b = instruction.operands
-        branch = next((j for j in range(check + 1, min(check + 12, len(instructions)))
+        precision = "f64" if "f64" in target.label else "f32"
+        fma, products = ("DFMA", ("DMUL",)) if precision == "f64" else ("FFMA", ("FMUL",))
+        width_ = 2 if precision == "f64" else 1
+        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
+        branch = next((j for j in range(call - 1, max(call - 6, -1), -1)
                        if instructions[j].opcode == "BRA" and instructions[j].guard is not None
-                       and instructions[j].guard.inverted and isinstance(flag, Register)
-                       and (instructions[j].guard.kind, instructions[j].guard.index) == (flag.kind, flag.index)), None)
-        if branch is None or any(i.labels for i in instructions[check + 1:branch + 1]):
+                       and isinstance(instructions[j].operands[-1], BranchTarget)
+                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
+        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
             continue
-        window = range(max(0, check - 6), branch)
+        start = branch
+        while start > 0 and branch - start < 24 and not instructions[start].labels:
+            start -= 1
+        window = range(start, branch)
 
-        def ffma(j: int) -> tuple[Register, tuple[object, ...]] | None:
+        def plain(j: int, *opcodes: str) -> bool:
             i = instructions[j]
-            ok = i.opcode == "FFMA" and not i.modifiers and i.guard is None and isinstance(i.operands[0], Register)
-            return (i.operands[0], i.operands[1:]) if ok else None  # type: ignore[return-value]
+            return i.opcode in opcodes and not i.modifiers and i.guard is None and \
+                isinstance(i.operands[0], Register) and len(i.operands) >= 3
 
-        def same(x: object, y: object) -> bool:  # the same register (or immediate), modifiers aside
+        def same(x: object, y: object) -> bool:  # the same register (or operand), modifiers aside
             if isinstance(x, Register) and isinstance(y, Register):
                 return (x.kind, x.index) == (y.kind, y.index)
             return x == y
-
-        quotient = next((j for j in window if (f := ffma(j)) and isinstance(f[1][2], Register) and f[1][2].is_zero
-                         and any(o == a for o in f[1][:2])), None)
-        if quotient is None:
-            continue
-        q = instructions[quotient].operands[0]
-        remainder = next((j for j in window if j > quotient and (f := ffma(j)) and f[1][2] == a
-                          and any(same(o, q) for o in f[1][:2])), None)
-        if remainder is None:
-            continue
-        e = instructions[remainder].operands[0]
-        result = next((j for j in window if j > remainder and (f := ffma(j)) and same(f[1][2], q)
-                       and any(same(o, e) for o in f[1][:2])), None)
-        if result is None:
-            continue
-        x = instructions[result].operands[0]
 
         def writes(i: SassInstruction, register: object) -> bool:  # conservatively: a destination near it
             destination = i.operands[0] if i.operands else None
             if not (isinstance(destination, Register) and isinstance(register, Register)) or \
                     destination.kind != register.kind or destination.index is None or register.index is None:
                 return False
-            return 0 <= register.index - destination.index < (4 if i.has("WIDE", "64", "128") else 1)
+            size = 4 if i.has("128") else 2 if i.has("WIDE", "64") or i.opcode[0] == "D" else 1
+            return -width_ < register.index - destination.index < size
 
-        # a and b are read at the result: unchanged since the FCHK; the result is what the join reads
-        if not any(writes(i, r) for i in instructions[check + 1:result] for r in (a, b)) and \
-                not any(writes(i, x) for i in instructions[result + 1:branch]):
-            found[result] = (check, branch)
+        for quotient in reversed(window):
+            is_product = plain(quotient, *products) or (
+                plain(quotient, fma) and isinstance(instructions[quotient].operands[3], Register)
+                and instructions[quotient].operands[3].is_zero)  # type: ignore[union-attr]
+            if not is_product:
+                continue
+            q = instructions[quotient].operands[0]
+            factors = instructions[quotient].operands[1:3]
+            remainder = next((j for j in window if j > quotient and plain(j, fma)
+                              and any(same(o, q) for o in instructions[j].operands[1:3])
+                              and any(instructions[j].operands[3] == f for f in factors)), None)
+            if remainder is None:
+                continue
+            e, x1, x2, a = instructions[remainder].operands[:4]
+            q_operand, b = (x1, x2) if same(x1, q) else (x2, x1)
+            result = next((j for j in window if j > remainder and plain(j, fma)
+                           and same(instructions[j].operands[3], q)
+                           and not getattr(instructions[j].operands[3], "negated", False)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            x = instructions[result].operands[0]
+            if any(writes(i, r) for i in instructions[remainder:result] for r in (a, b)) or \
+                    any(writes(i, x) for i in instructions[result + 1:branch]):
+                continue
+            negated = not getattr(q_operand, "negated", False)  # e = a - b * q: b or q carries the minus
+            found[result] = Division(result, precision, a, b, negated, branch)
+            break
     return found
 
 
