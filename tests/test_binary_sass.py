@@ -342,6 +342,16 @@ def test_a_double_division_is_one_correctly_rounded_division(a: float, b: float)
     assert division.precision == "f64" and division.dividend == parse_operand("R6")
 
 
+@pytest.mark.skipif(not PTXAS.exists(), reason="NVIDIA's ptxas is not installed")
+def test_lane_masks_lower_to_nvptx_that_ptxas_assembles() -> None:
+    lines = ["S2R R0, SR_LTMASK", "S2R R1, SR_GEMASK", "S2R R2, SR_LANEID", "MOV R4, RZ", "MOV R5, RZ",
+             "STG.E [R4.64], R0", "STG.E [R4.64+0x4], R1", "STG.E [R4.64+0x8], R2", "EXIT"]
+    ir, _, failures = lift_sass_kernels([kernel_of(lines)], NVPTX, data_layout(NVPTX))
+    ptx = nvptx_assembly(ir)
+    assert failures == {} and "%lanemask_lt" in ptx and "%lanemask_ge" in ptx
+    subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
+
+
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
     lines = ["MOV R0, 0x1", "MOV R1, 0x2", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 IADD3 R1, R1, 0x5, RZ",
              "@!P0 IADD3 R0, R0, 0x7, RZ", "@P0 LOP3.LUT P1, R2, R0, R1, RZ, 0xc0, !PT", "SEL R3, 0x1, RZ, P1"]
