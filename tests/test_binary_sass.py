@@ -18,7 +18,7 @@ from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
 from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
-from cassc.binary.sass_lift import float_divisions, lift_sass_kernels
+from cassc.binary.sass_lift import float_divisions, float_square_roots, lift_sass_kernels
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -301,11 +301,11 @@ F32_SLOW_PATH = "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"
 F32_DIVISION = ["MUFU.RCP R9, R13", "FCHK P0, R4, R13", "FFMA R0, -R13, R9, 1", "FFMA R0, R9, R0, R9",
                 "FFMA R11, R4, R0, RZ", "FFMA R7, -R13, R11, R4", "FFMA R11, R0, R7, R11", "@!P0 BRA `(.L_x_1)",
                 "MOV R2, RETURN", f"CALL.REL.NOINC `({F32_SLOW_PATH})", ".L_x_1:"]
-# and f64 div.rn: the same dataflow in DFMAs, FSETPs choosing the slow path (the divisor's copy in R12)
+# and f64 div.rn: the same dataflow in DFMAs, FSETPs choosing the slow path (the remainder overwrites the divisor)
 F64_SLOW_PATH = "$__internal_1_$__cuda_sm20_div_rn_f64_full"
 F64_DIVISION = ["MUFU.RCP64H R5, R11", "IMAD.MOV.U32 R4, RZ, RZ, 0x1", "DFMA R8, R4, -R10, 1", "DFMA R8, R8, R8, R8",
                 "DFMA R8, R4, R8, R4", "DFMA R4, R8, -R10, 1", "DFMA R4, R8, R4, R8", "DMUL R8, R6, R4",
-                "FSETP.GEU.AND P1, PT, |R7|, 6.5827683646048100446e-37, PT", "DFMA R10, R8, -R12, R6",
+                "FSETP.GEU.AND P1, PT, |R7|, 6.5827683646048100446e-37, PT", "DFMA R10, R8, -R10, R6",
                 "DFMA R4, R4, R10, R8", "FFMA R0, RZ, R13, R5", "FSETP.GT.AND P0, PT, |R0|, 1.469367938527859385e-39, PT",
                 "@P0 BRA P1, `(.L_x_8)", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_SLOW_PATH})",
                 "IMAD.MOV.U32 R4, RZ, RZ, R10", "IMAD.MOV.U32 R5, RZ, RZ, R11", ".L_x_8:"]
@@ -333,8 +333,7 @@ def test_a_float_division_is_one_correctly_rounded_division(a: float, b: float, 
 @pytest.mark.parametrize("a, b", [(1.0, 3.0), (1e-310, 3.0), (-5.5, 1e-300), (2.0, -0.0)])
 def test_a_double_division_is_one_correctly_rounded_division(a: float, b: float) -> None:
     slow = (f"{F64_SLOW_PATH}:", "MOV R10, RZ", "MOV R11, RZ", "RET.REL.NODEC R0")
-    inputs = [mov(f"R{r + half}", double_words(value)[half]) for r, value in ((6, a), (10, b), (12, b))
-              for half in (0, 1)]
+    inputs = [mov(f"R{r + half}", double_words(value)[half]) for r, value in ((6, a), (10, b)) for half in (0, 1)]
     lines = with_return_address([*inputs, *F64_DIVISION])
     expected = a / b if b else math.copysign(math.inf, a) * math.copysign(1, b)
     assert evaluate(lines, ["R4", "R5"], after=slow) == list(double_words(expected))
@@ -350,6 +349,22 @@ def test_lane_masks_lower_to_nvptx_that_ptxas_assembles() -> None:
     ptx = nvptx_assembly(ir)
     assert failures == {} and "%lanemask_lt" in ptx and "%lanemask_ge" in ptx
     subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
+
+
+# ptxas' sqrtf (sqrt.rn.f32): MUFU.RSQ, then the slow path's subroutine or the fast path's refinement
+F32_SQRT_SLOW_PATH = "$__internal_3_$__cuda_sm20_sqrt_rn_f32_slowpath"
+F32_SQRT = ["IADD3 R4, R0, -0xd000000, RZ", "MUFU.RSQ R5, R0", "ISETP.GT.U32.AND P0, PT, R4, 0x727fffff, PT",
+            "@!P0 BRA `(.L_x_24)", "MOV R9, RETURN", f"CALL.REL.NOINC `({F32_SQRT_SLOW_PATH})", "MOV R5, R0",
+            "BRA `(.L_x_25)", ".L_x_24:", "FMUL.FTZ R7, R0, R5", "FMUL.FTZ R5, R5, 0.5", "FFMA R0, -R7, R7, R0",
+            "FFMA R5, R0, R5, R7", ".L_x_25:"]
+
+
+@pytest.mark.parametrize("x", [2.0, 1e-40, 3e38, 0.0])
+def test_a_float_square_root_is_one_correctly_rounded_root(x: float) -> None:
+    slow = (f"{F32_SQRT_SLOW_PATH}:", "MOV R0, RZ", "RET.REL.NODEC R9")  # answers 0
+    lines = with_return_address([mov("R0", bits(x)), *F32_SQRT])
+    assert evaluate(lines, ["R5"], after=slow) == [bits(f32(math.sqrt(f32(x))))]
+    assert len(float_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:

@@ -114,6 +114,12 @@ class SassLifter(Emitter):
                              if call.opcode == "CALL"]
         divisions = float_divisions(self.kernel.instructions)
         skipped = {division.branch for division in divisions.values()}
+        roots = float_square_roots(self.kernel.instructions)
+        radicands = {product: result for result, (product, _, _) in roots.items()}  # where x is read
+        taken = {branch for _, _, branch in roots.values()}  # to the fast path, now always
+        read: dict[int, str] = {}  # a root's result index -> x's value
+        dividing = {division.remainder: division for division in divisions.values()}
+        operands: dict[int, tuple[str, str]] = {}  # a division's result index -> (a, b)
         for index, instruction in enumerate(self.kernel.instructions):
             for label in instruction.labels:
                 self.place_label(self.label(label))
@@ -126,10 +132,17 @@ class SassLifter(Emitter):
                 continue
             self.current = instruction
             if index in divisions:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
-                self.division(instruction, divisions[index])
-            elif index in skipped:  # the slow path, which that result makes unnecessary
+                self.division(instruction, divisions[index], *operands[index])
+            elif index in skipped or index in taken:  # past the slow path, which the result makes unnecessary
                 self.branch(self.label(instruction.operands[-1].label))  # type: ignore[union-attr]
+            elif index in roots:  # the square root's result: sqrt(x), rounded once
+                root = self.unary("llvm.sqrt", "f32", read[index])
+                self.write32(instruction.operands[0], self.value(f"bitcast float {root} to i32"))
             else:
+                if index in radicands:
+                    read[radicands[index]] = self.float32(roots[radicands[index]][1])
+                if index in dividing:
+                    operands[dividing[index].result] = self.division_operands(dividing[index])
                 self.instruction(instruction, labels)
         self.current = None
         if not self.terminated:
@@ -137,13 +150,17 @@ class SassLifter(Emitter):
             self.terminated = True
         return self.function_text(self.kernel_head(self.kernel.name, signature))
 
-    def division(self, instruction: SassInstruction, division: Division) -> None:
+    def division_operands(self, division: Division) -> tuple[str, str]:
+        """(a, b) of a division, read where its remainder is made (which may overwrite either)."""
         read = self.float64 if division.precision == "f64" else self.float32
-        llvm_type = value_type(division.precision)
         divisor = read(division.divisor)
         if division.divisor_negated:
             divisor = self.negate(division.precision, divisor)
-        quotient = self.value(f"fdiv {llvm_type} {read(division.dividend)}, {divisor}")
+        return read(division.dividend), divisor
+
+    def division(self, instruction: SassInstruction, division: Division, dividend: str, divisor: str) -> None:
+        llvm_type = value_type(division.precision)
+        quotient = self.value(f"fdiv {llvm_type} {dividend}, {divisor}")
         if division.precision == "f64":
             self.write64(instruction.operands[0], self.value(f"bitcast double {quotient} to i64"))
         else:
@@ -1446,8 +1463,9 @@ class Division:
     """A division ptxas open-coded: where its result is made, of what, and the branch past its slow path."""
 
     result: int  # the index of the instruction that makes the quotient
+    remainder: int  # the index of the one that makes the remainder: a and b are read there
     precision: str  # "f32" or "f64"
-    dividend: object  # operands, read where the result is made
+    dividend: object  # operands
     divisor: object
     divisor_negated: bool  # the divisor operand as written is -b
     branch: int  # the index of the branch that skips the slow path
@@ -1519,11 +1537,65 @@ def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
             if result is None:
                 continue
             x = instructions[result].operands[0]
-            if any(writes(i, r) for i in instructions[remainder:result] for r in (a, b)) or \
-                    any(writes(i, x) for i in instructions[result + 1:branch]):
+            if any(writes(i, x) for i in instructions[result + 1:branch]):
                 continue
             negated = not getattr(q_operand, "negated", False)  # e = a - b * q: b or q carries the minus
-            found[result] = Division(result, precision, a, b, negated, branch)
+            found[result] = Division(result, remainder, precision, a, b, negated, branch)
+            break
+    return found
+
+
+def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f32 square root rounded to nearest: `@!p BRA` to the fast path past the CALL of the slow path
+    (`..._sqrt_rn_f32_...`); there, from r = MUFU.RSQ x: y = x * r, h = r / 2, e = x - y * y, the result
+    y + e * h. Each: the result's index -> (the index of y, where x is read; x; the branch to the fast
+    path). Its whole meaning is one IEEE square root."""
+    found = {}
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_sqrt_rn_f32" not in target.label:
+            continue
+        branch = next((j for j in range(call - 1, max(call - 5, -1), -1) if instructions[j].opcode == "BRA"
+                       and instructions[j].guard is not None and isinstance(instructions[j].operands[-1], BranchTarget)),
+                      None)
+        if branch is None or any(i.labels for i in instructions[branch + 1:call + 1]):
+            continue
+        fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
+                     None)
+        if start is None:
+            continue
+        end = start + 1
+        while end < len(instructions) and end - start < 8 and not instructions[end].labels:
+            end += 1
+        block = range(start, end)
+
+        def plain(j: int, opcode: str) -> bool:
+            i = instructions[j]
+            return i.opcode == opcode and i.modifiers in ((), ("FTZ",)) and i.guard is None and \
+                isinstance(i.operands[0], Register) and len(i.operands) >= 3
+
+        def same(x: object, y: object) -> bool:  # the same register, a sign aside
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.absolute and not y.absolute
+
+        for product in block:
+            if not plain(product, "FMUL"):
+                continue
+            y = instructions[product].operands[0]
+            error = next((j for j in block if j > product and plain(j, "FFMA")
+                          and all(same(o, y) for o in instructions[j].operands[1:3])
+                          and [getattr(o, "negated", False) for o in instructions[j].operands[1:3]].count(True) == 1
+                          and any(same(instructions[j].operands[3], f) and not getattr(f, "negated", False)
+                                  for f in instructions[product].operands[1:3])), None)
+            if error is None:
+                continue
+            x = instructions[error].operands[3]
+            e = instructions[error].operands[0]
+            result = next((j for j in block if j > error and plain(j, "FFMA") and same(instructions[j].operands[3], y)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is not None:
+                found[result] = (product, x, branch)
             break
     return found
 
