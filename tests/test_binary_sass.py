@@ -367,6 +367,17 @@ def test_a_float_square_root_is_one_correctly_rounded_root(x: float) -> None:
     assert len(float_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
+def test_a_subroutine_is_copied_to_each_call() -> None:
+    lines = ["MOV R0, 0x3", "MOV R20, 0x30", "CALL.REL.NOINC `($__internal_0_$twice)", "MOV R1, R0", "MOV R0, 0x5",
+             "ISETP.NE.AND P0, PT, R0, RZ, PT", "MOV R20, 0x80", "@P0 CALL.REL.NOINC `($__internal_0_$twice)",
+             "MOV R2, R0"]
+    subroutine = ("$__internal_0_$twice:", "ISETP.EQ.AND P1, PT, R0, RZ, PT", "@P1 BRA `(.L_x_9)",
+                  "IADD3 R0, R0, R0, RZ", ".L_x_9:", "RET.REL.NODEC R20 `(t)")
+    assert evaluate(lines, ["R1", "R2"], after=subroutine) == [6, 10]
+    ir = lift_sass_kernels([kernel_of([*lines, "EXIT", *subroutine])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "switch" not in ir and ir.count("add i32") >= 2  # no return by address: a copy per call
+
+
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
     lines = ["MOV R0, 0x1", "MOV R1, 0x2", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 IADD3 R1, R1, 0x5, RZ",
              "@!P0 IADD3 R0, R0, 0x7, RZ", "@P0 LOP3.LUT P1, R2, R0, R1, RZ, 0xc0, !PT", "SEL R3, 0x1, RZ, P1"]

@@ -87,6 +87,8 @@ class SassLifter(Emitter):
         self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
+        self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
+        self.inlined: list[tuple[set[str], str, str]] = []  # the copies being emitted: (labels, suffix, return)
         # the windows whose generic addresses the kernel makes (it reads their base): see WINDOW_HIGH
         self.windows = {"shared" for i in kernel.instructions for o in i.operands
                         if isinstance(o, Special) and o.name == "SR_SWINHI"} | {
@@ -120,11 +122,17 @@ class SassLifter(Emitter):
         read: dict[int, str] = {}  # a root's result index -> x's value
         dividing = {division.remainder: division for division in divisions.values()}
         operands: dict[int, tuple[str, str]] = {}  # a division's result index -> (a, b)
+        # past a branch that now always skips its slow path, up to the branch's target: code never run
+        never = {j for branch in skipped | taken for j in range(branch + 1, self.target_index(branch))}
+        self.subroutines = subroutines(self.kernel.instructions)
+        inside = {j for region in self.subroutines.values() for j in region}
         for index, instruction in enumerate(self.kernel.instructions):
+            if index in never or index in inside:  # subroutines are emitted at each call (op_CALL)
+                continue
             for label in instruction.labels:
                 self.place_label(self.label(label))
             if instruction.address in self.return_sites:
-                self.place_label(f"return.{instruction.address}")
+                self.place_label(self.return_label(instruction.address))
             if instruction.opcode == "NOP" or (instruction.opcode == "BRA" and self.is_self_loop(instruction)):
                 if instruction.opcode == "BRA":
                     self.emit("unreachable")  # padding after the last EXIT: nothing falls into it
@@ -172,8 +180,19 @@ class SassLifter(Emitter):
         target = instruction.operands[0] if instruction.operands else None
         return isinstance(target, BranchTarget) and target.label in instruction.labels
 
-    @staticmethod
-    def label(name: str) -> str:
+    def return_label(self, address: int) -> str:
+        """The block after a CALL (at `address`): in a subroutine's copy, that copy's own."""
+        return f"return.{address}{self.inlined[-1][1] if self.inlined else ''}"
+
+    def target_index(self, branch: int) -> int:
+        """The index of the instruction a branch's target label names."""
+        label = self.kernel.instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        return next(j for j, i in enumerate(self.kernel.instructions) if label in i.labels)
+
+    def label(self, name: str) -> str:
+        """A listing label's block; inside a subroutine's copy (op_CALL), that copy's own."""
+        if self.inlined and name in self.inlined[-1][0]:
+            return quote(f"L{name}{self.inlined[-1][1]}")
         return quote(f"L{name}")
 
     def instruction(self, instruction: SassInstruction, labels: set[str]) -> None:
@@ -1410,17 +1429,48 @@ class SassLifter(Emitter):
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
 
     def op_CALL(self, instruction: SassInstruction) -> None:
-        """CALL.REL(.NOINC) to a subroutine of the same listing; its RET goes back by the return address."""
+        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths): a copy of it at each
+        call, whose RET goes back to the instruction after this CALL. One shared copy would join every
+        caller's live values in it (registers spilled by the hundred); a copy per call keeps them apart.
+        A CALL to a label of the kernel's own code (ptxas' jump with a convergence point) is a branch."""
         target = instruction.operands[-1]
         if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
                 target.label in i.labels for i in self.kernel.instructions):
             name = target.label if isinstance(target, BranchTarget) else str(target)
             raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
+        region = self.subroutines.get(target.label)
+        if region is None:
+            self.branch(self.label(target.label))
+            return
+        if len(self.inlined) >= 4 or any(target.label in labels for labels, _, _ in self.inlined):
+            raise self.fail(f"a call to {target.label} nested too deep (or recursive)")
+        instructions = self.kernel.instructions
+        back = self.return_label(instructions[instructions.index(instruction) + 1].address)
+        number = self.counter = self.counter + 1
+        self.inlined.append(({label for j in region for label in instructions[j].labels}, f".c{number}", back))
         self.branch(self.label(target.label))
+        for j in region:
+            for label in instructions[j].labels:
+                self.place_label(self.label(label))
+            if instructions[j].address in self.return_sites:
+                self.place_label(self.return_label(instructions[j].address))
+            if instructions[j].opcode == "NOP" or (instructions[j].opcode == "BRA" and self.is_self_loop(instructions[j])):
+                continue
+            self.current = instructions[j]
+            self.instruction(instructions[j], set())
+        if not self.terminated:
+            self.emit("unreachable")  # a subroutine ends in its RET
+            self.terminated = True
+        self.inlined.pop()
+        self.current = instruction
 
     def op_RET(self, instruction: SassInstruction) -> None:
-        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL)."""
+        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL): in a
+        subroutine's copy, after its CALL."""
         register = instruction.operands[0]
+        if self.inlined:
+            self.branch(self.inlined[-1][2])
+            return
         if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
             raise self.fail("a return that is not to a call site")
         address = self.register32(register)
@@ -1469,6 +1519,14 @@ class Division:
     divisor: object
     divisor_negated: bool  # the divisor operand as written is -b
     branch: int  # the index of the branch that skips the slow path
+
+
+def subroutines(instructions: list[SassInstruction]) -> dict[str, range]:
+    """The subroutines of a kernel's listing (after its code: `$__internal_...` functions, CUDA's slow
+    paths), by their label: from it to the next such label, or the end."""
+    starts = [j for j, i in enumerate(instructions) if any(label.startswith("$") for label in i.labels)]
+    return {label: range(start, end) for start, end in zip(starts, [*starts[1:], len(instructions)])
+            for label in instructions[start].labels if label.startswith("$")}
 
 
 def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
