@@ -18,7 +18,7 @@ from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
 from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
-from cassc.binary.sass_lift import float_divisions, float_square_roots, lift_sass_kernels
+from cassc.binary.sass_lift import double_square_roots, float_divisions, float_square_roots, lift_sass_kernels
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -365,6 +365,23 @@ def test_a_float_square_root_is_one_correctly_rounded_root(x: float) -> None:
     lines = with_return_address([mov("R0", bits(x)), *F32_SQRT])
     assert evaluate(lines, ["R5"], after=slow) == [bits(f32(math.sqrt(f32(x))))]
     assert len(float_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' f64 sqrt (sqrt.rn.f64): MUFU.RSQ64H refined by DFMAs, then a branch past the slow path's subroutine
+F64_SQRT_SLOW_PATH = "$__internal_0_$__cuda_sm20_dsqrt_rn_f64_mediumpath_v1"
+F64_SQRT = ["MOV R10, RZ", "MOV R11, 0x3fd80000", "MUFU.RSQ64H R7, R5", "IADD3 R6, R5, -0x3500000, RZ",
+            "ISETP.GE.U32.AND P0, PT, R6, 0x7ca00000, PT", "DMUL R8, R6, R6", "DFMA R8, R4, -R8, 1",
+            "DFMA R10, R8, R10, 0.5", "DMUL R8, R6, R8", "DFMA R8, R10, R8, R6", "DMUL R10, R4, R8",
+            "IADD3 R17, R9, -0x100000, RZ", "DFMA R12, R10, -R10, R4", "MOV R16, R8", "DFMA R14, R12, R16, R10",
+            "@!P0 BRA `(.L_x_1)", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_SQRT_SLOW_PATH})", ".L_x_1:"]
+
+
+@pytest.mark.parametrize("x", [2.0, 1e-300, 1e308, 0.0])
+def test_a_double_square_root_is_one_correctly_rounded_root(x: float) -> None:
+    slow = (f"{F64_SQRT_SLOW_PATH}:", "MOV R14, RZ", "MOV R15, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R4", double_words(x)[0]), mov("R5", double_words(x)[1]), *F64_SQRT])
+    assert evaluate(lines, ["R14", "R15"], after=slow) == list(double_words(math.sqrt(x)))
+    assert len(double_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
 def test_a_subroutine_is_copied_to_each_call() -> None:

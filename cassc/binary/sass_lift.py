@@ -119,6 +119,9 @@ class SassLifter(Emitter):
         roots = float_square_roots(self.kernel.instructions)
         radicands = {product: result for result, (product, _, _) in roots.items()}  # where x is read
         taken = {branch for _, _, branch in roots.values()}  # to the fast path, now always
+        double_roots = double_square_roots(self.kernel.instructions)
+        taken |= {branch for _, _, branch in double_roots.values()}
+        radicands.update({error: result for result, (error, _, _) in double_roots.items()})
         read: dict[int, str] = {}  # a root's result index -> x's value
         dividing = {division.remainder: division for division in divisions.values()}
         operands: dict[int, tuple[str, str]] = {}  # a division's result index -> (a, b)
@@ -146,9 +149,14 @@ class SassLifter(Emitter):
             elif index in roots:  # the square root's result: sqrt(x), rounded once
                 root = self.unary("llvm.sqrt", "f32", read[index])
                 self.write32(instruction.operands[0], self.value(f"bitcast float {root} to i32"))
+            elif index in double_roots:
+                root = self.unary("llvm.sqrt", "f64", read[index])
+                self.write64(instruction.operands[0], self.value(f"bitcast double {root} to i64"))
             else:
-                if index in radicands:
+                if index in radicands and radicands[index] in roots:
                     read[radicands[index]] = self.float32(roots[radicands[index]][1])
+                elif index in radicands:
+                    read[radicands[index]] = self.float64(double_roots[radicands[index]][1])
                 if index in dividing:
                     operands[dividing[index].result] = self.division_operands(dividing[index])
                 self.instruction(instruction, labels)
@@ -1544,7 +1552,7 @@ def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
         fma, products = ("DFMA", ("DMUL",)) if precision == "f64" else ("FFMA", ("FMUL",))
         width_ = 2 if precision == "f64" else 1
         after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
-        branch = next((j for j in range(call - 1, max(call - 6, -1), -1)
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
                        if instructions[j].opcode == "BRA" and instructions[j].guard is not None
                        and isinstance(instructions[j].operands[-1], BranchTarget)
                        and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
@@ -1613,7 +1621,7 @@ def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[i
         target = instruction.operands[-1] if instruction.operands else None
         if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_sqrt_rn_f32" not in target.label:
             continue
-        branch = next((j for j in range(call - 1, max(call - 5, -1), -1) if instructions[j].opcode == "BRA"
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1) if instructions[j].opcode == "BRA"
                        and instructions[j].guard is not None and isinstance(instructions[j].operands[-1], BranchTarget)),
                       None)
         if branch is None or any(i.labels for i in instructions[branch + 1:call + 1]):
@@ -1654,6 +1662,55 @@ def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[i
                            and any(same(o, e) for o in instructions[j].operands[1:3])), None)
             if result is not None:
                 found[result] = (product, x, branch)
+            break
+    return found
+
+
+def double_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f64 square root rounded to nearest: from r = MUFU.RSQ64H x refined by DFMAs, y = x * r, the
+    error e = x - y * y and the result y + e * h, then a branch past the CALL of the slow path
+    (`..._dsqrt_rn_f64_...`) for what that would round wrongly. Each: the result's index -> (the index
+    of e, where x is read; x; the branch). Its whole meaning is one IEEE square root."""
+    found = {}
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_dsqrt_rn_f64" not in target.label:
+            continue
+        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
+                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
+                       and isinstance(instructions[j].operands[-1], BranchTarget)
+                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
+        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
+            continue
+        start = branch
+        while start > 0 and branch - start < 24 and not instructions[start].labels:
+            start -= 1
+        window = range(start, branch)
+
+        def plain(j: int) -> bool:
+            i = instructions[j]
+            return i.opcode == "DFMA" and not i.modifiers and i.guard is None and len(i.operands) == 4
+
+        def same(x: object, y: object) -> bool:  # the same register, a sign aside
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.absolute and not y.absolute
+
+        for error in window:
+            if not plain(error):
+                continue
+            e, m1, m2, x = instructions[error].operands
+            if not same(m1, m2) or [getattr(m1, "negated", False), getattr(m2, "negated", False)].count(True) != 1:
+                continue
+            result = next((j for j in window if j > error and plain(j) and same(instructions[j].operands[3], m1)
+                           and not getattr(instructions[j].operands[3], "negated", False)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            destination = instructions[result].operands[0]
+            if any(i.operands and same(i.operands[0], destination) for i in instructions[result + 1:branch]):
+                continue
+            found[result] = (error, x, branch)
             break
     return found
 
