@@ -18,7 +18,8 @@ from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
 from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
-from cassc.binary.sass_lift import double_square_roots, float_divisions, float_square_roots, lift_sass_kernels
+from cassc.binary.sass_lift import (double_square_roots, float_divisions, float_reciprocals, float_square_roots,
+                                     lift_sass_kernels)
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -365,6 +366,23 @@ def test_a_float_square_root_is_one_correctly_rounded_root(x: float) -> None:
     lines = with_return_address([mov("R0", bits(x)), *F32_SQRT])
     assert evaluate(lines, ["R5"], after=slow) == [bits(f32(math.sqrt(f32(x))))]
     assert len(float_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' 1.0f / x (rcp.rn.f32): the slow path's subroutine or, past it, MUFU.RCP refined by one step
+F32_RCP_SLOW_PATH = "$__internal_2_$__cuda_sm20_rcp_rn_f32_slowpath"
+F32_RCP = ["IADD3 R0, R4, 0x1800000, RZ", "LOP3.LUT R0, R0, 0x7f800000, RZ, 0xc0, !PT",
+           "ISETP.GT.U32.AND P0, PT, R0, 0x1ffffff, PT", "@P0 BRA `(.L_x_16)", "MOV R0, RETURN",
+           f"CALL.REL.NOINC `({F32_RCP_SLOW_PATH})", "IMAD.MOV.U32 R5, RZ, RZ, R6", "BRA `(.L_x_17)", ".L_x_16:",
+           "MUFU.RCP R5, R4", "FFMA R0, R4, R5, -1", "FADD.FTZ R0, -R0, -RZ", "FFMA R5, R5, R0, R5", ".L_x_17:"]
+
+
+@pytest.mark.parametrize("x, expected", [(3.0, bits(f32(1 / 3))), (1e-39, 0x7F800000), (3e38, bits(f32(1 / f32(3e38)))),
+                                         (-0.0, 0xFF800000)])
+def test_a_float_reciprocal_is_one_correctly_rounded_division(x: float, expected: int) -> None:
+    slow = (f"{F32_RCP_SLOW_PATH}:", "MOV R6, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R4", bits(x)), *F32_RCP])
+    assert evaluate(lines, ["R5"], after=slow) == [expected]
+    assert len(float_reciprocals(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
 # ptxas' f64 sqrt (sqrt.rn.f64): MUFU.RSQ64H refined by DFMAs, then a branch past the slow path's subroutine

@@ -119,6 +119,9 @@ class SassLifter(Emitter):
         roots = float_square_roots(self.kernel.instructions)
         radicands = {product: result for result, (product, _, _) in roots.items()}  # where x is read
         taken = {branch for _, _, branch in roots.values()}  # to the fast path, now always
+        reciprocals = float_reciprocals(self.kernel.instructions)
+        taken |= {branch for _, _, branch in reciprocals.values()}
+        inverted = {start: result for result, (start, _, _) in reciprocals.items()}  # where x is read
         double_roots = double_square_roots(self.kernel.instructions)
         taken |= {branch for _, _, branch in double_roots.values()}
         radicands.update({error: result for result, (error, _, _) in double_roots.items()})
@@ -149,6 +152,9 @@ class SassLifter(Emitter):
             elif index in roots:  # the square root's result: sqrt(x), rounded once
                 root = self.unary("llvm.sqrt", "f32", read[index])
                 self.write32(instruction.operands[0], self.value(f"bitcast float {root} to i32"))
+            elif index in reciprocals:  # 1 / x, rounded once
+                reciprocal = self.value(f"fdiv float 1.0, {read[index]}")
+                self.write32(instruction.operands[0], self.value(f"bitcast float {reciprocal} to i32"))
             elif index in double_roots:
                 root = self.unary("llvm.sqrt", "f64", read[index])
                 self.write64(instruction.operands[0], self.value(f"bitcast double {root} to i64"))
@@ -157,6 +163,8 @@ class SassLifter(Emitter):
                     read[radicands[index]] = self.float32(roots[radicands[index]][1])
                 elif index in radicands:
                     read[radicands[index]] = self.float64(double_roots[radicands[index]][1])
+                if index in inverted:
+                    read[inverted[index]] = self.float32(reciprocals[inverted[index]][1])
                 if index in dividing:
                     operands[dividing[index].result] = self.division_operands(dividing[index])
                 self.instruction(instruction, labels)
@@ -1663,6 +1671,40 @@ def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[i
             if result is not None:
                 found[result] = (product, x, branch)
             break
+    return found
+
+
+def float_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f32 reciprocal rounded to nearest (1.0f / x): a branch to the fast path past the CALL of the
+    slow path (`..._rcp_rn_f32_...`); there, r = MUFU.RCP x refined to the result r + r * e (an FFMA whose
+    addend and a factor are r). Each: the result's index -> (the index of the MUFU.RCP, where x is read; x;
+    the branch to the fast path). Its whole meaning is one IEEE division of 1 by x."""
+    found = {}
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_rcp_rn_f32" not in target.label:
+            continue
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1) if instructions[j].opcode == "BRA"
+                       and instructions[j].guard is not None and isinstance(instructions[j].operands[-1], BranchTarget)),
+                      None)
+        if branch is None or any(i.labels for i in instructions[branch + 1:call + 1]):
+            continue
+        fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
+                     None)
+        if start is None or instructions[start].opcode != "MUFU" or instructions[start].modifiers != ("RCP",) \
+                or instructions[start].guard is not None:
+            continue
+        r, x = instructions[start].operands[:2]
+        end = start + 1
+        while end < len(instructions) and end - start < 8 and not instructions[end].labels:
+            end += 1
+        last = end - 1
+        final = instructions[last]
+        if final.opcode == "FFMA" and not final.modifiers and final.guard is None and final.operands[3] == r \
+                and r in final.operands[1:3] and isinstance(r, Register) and not any(
+                    i.operands and i.operands[0] == r for i in instructions[start + 1:last]):
+            found[last] = (start, x, branch)
     return found
 
 
