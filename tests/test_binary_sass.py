@@ -18,8 +18,8 @@ from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
 from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
-from cassc.binary.sass_lift import (double_square_roots, float_divisions, float_reciprocals, float_square_roots,
-                                     lift_sass_kernels)
+from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, float_divisions, float_reciprocals,
+                                     float_square_roots, lift_sass_kernels)
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -383,6 +383,25 @@ def test_a_float_reciprocal_is_one_correctly_rounded_division(x: float, expected
     lines = with_return_address([mov("R4", bits(x)), *F32_RCP])
     assert evaluate(lines, ["R5"], after=slow) == [expected]
     assert len(float_reciprocals(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' 1.0 / x in f64 (rcp.rn.f64): MUFU.RCP64H refined by DFMAs, then a branch past the slow path's subroutine
+F64_RCP_SLOW_PATH = "$__internal_0_$__cuda_sm20_dblrcp_rn_slowpath_v3"
+F64_RCP = ["MUFU.RCP64H R3, R37", "IADD3 R2, R37, 0x300402, RZ",
+           "FSETP.GEU.AND P0, PT, |R2|, 5.8789094863358348022e-39, PT", "DFMA R8, R2, -R36, 1", "DFMA R8, R8, R8, R8",
+           "DFMA R8, R2, R8, R2", "DFMA R10, R8, -R36, 1", "DFMA R2, R8, R10, R8", "@P0 BRA `(.L_x_4)",
+           "LOP3.LUT R0, R37, 0x7fffffff, RZ, 0xc0, !PT", "IMAD.MOV.U32 R8, RZ, RZ, R36", "IMAD.MOV.U32 R9, RZ, RZ, R37",
+           "IADD3 R14, R0, -0x100000, RZ", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_RCP_SLOW_PATH})",
+           "IMAD.MOV.U32 R2, RZ, RZ, R10", "IMAD.MOV.U32 R3, RZ, RZ, R11", ".L_x_4:"]
+
+
+@pytest.mark.parametrize("x", [3.0, 1e-310, 1e308, -0.0])
+def test_a_double_reciprocal_is_one_correctly_rounded_division(x: float) -> None:
+    slow = (f"{F64_RCP_SLOW_PATH}:", "MOV R10, RZ", "MOV R11, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R36", double_words(x)[0]), mov("R37", double_words(x)[1]), *F64_RCP])
+    expected = 1 / x if x else -math.inf
+    assert evaluate(lines, ["R2", "R3"], after=slow) == list(double_words(expected))
+    assert len(double_reciprocals(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
 # ptxas' f64 sqrt (sqrt.rn.f64): MUFU.RSQ64H refined by DFMAs, then a branch past the slow path's subroutine

@@ -122,6 +122,9 @@ class SassLifter(Emitter):
         reciprocals = float_reciprocals(self.kernel.instructions)
         taken |= {branch for _, _, branch in reciprocals.values()}
         inverted = {start: result for result, (start, _, _) in reciprocals.items()}  # where x is read
+        double_inverses = double_reciprocals(self.kernel.instructions)
+        taken |= {branch for _, _, branch in double_inverses.values()}
+        inverted.update({error: result for result, (error, _, _) in double_inverses.items()})
         double_roots = double_square_roots(self.kernel.instructions)
         taken |= {branch for _, _, branch in double_roots.values()}
         radicands.update({error: result for result, (error, _, _) in double_roots.items()})
@@ -155,6 +158,9 @@ class SassLifter(Emitter):
             elif index in reciprocals:  # 1 / x, rounded once
                 reciprocal = self.value(f"fdiv float 1.0, {read[index]}")
                 self.write32(instruction.operands[0], self.value(f"bitcast float {reciprocal} to i32"))
+            elif index in double_inverses:  # 1 / x, rounded once
+                reciprocal = self.value(f"fdiv double 1.0, {read[index]}")
+                self.write64(instruction.operands[0], self.value(f"bitcast double {reciprocal} to i64"))
             elif index in double_roots:
                 root = self.unary("llvm.sqrt", "f64", read[index])
                 self.write64(instruction.operands[0], self.value(f"bitcast double {root} to i64"))
@@ -163,8 +169,10 @@ class SassLifter(Emitter):
                     read[radicands[index]] = self.float32(roots[radicands[index]][1])
                 elif index in radicands:
                     read[radicands[index]] = self.float64(double_roots[radicands[index]][1])
-                if index in inverted:
+                if index in inverted and inverted[index] in reciprocals:
                     read[inverted[index]] = self.float32(reciprocals[inverted[index]][1])
+                elif index in inverted:  # the operand is -x
+                    read[inverted[index]] = self.negate("f64", self.float64(double_inverses[inverted[index]][1]))
                 if index in dividing:
                     operands[dividing[index].result] = self.division_operands(dividing[index])
                 self.instruction(instruction, labels)
@@ -1705,6 +1713,53 @@ def float_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[in
                 and r in final.operands[1:3] and isinstance(r, Register) and not any(
                     i.operands and i.operands[0] == r for i in instructions[start + 1:last]):
             found[last] = (start, x, branch)
+    return found
+
+
+def double_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f64 reciprocal rounded to nearest (1.0 / x): r from MUFU.RCP64H refined by DFMAs to r2, the
+    error e = 1 - x * r2 and the result r2 + r2 * e, then a branch past the CALL of the slow path
+    (`..._dblrcp_rn_...`). Each: the result's index -> (the index of e, where x is read; the operand
+    -x as written; the branch). Its whole meaning is one IEEE division of 1 by x."""
+    found = {}
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_dblrcp_rn" not in target.label:
+            continue
+        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
+                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
+                       and isinstance(instructions[j].operands[-1], BranchTarget)
+                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
+        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
+            continue
+        window = range(max(0, branch - 12), branch)
+
+        def plain(j: int) -> bool:
+            i = instructions[j]
+            return i.opcode == "DFMA" and not i.modifiers and i.guard is None and len(i.operands) == 4 \
+                and not any(x.labels for x in instructions[j:branch])
+
+        def same(x: object, y: object) -> bool:
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.negated and not y.negated and not x.absolute and not y.absolute
+
+        for error in reversed(window):
+            if not plain(error) or instructions[error].operands[3] != Immediate("1"):
+                continue
+            e, m1, m2, _ = instructions[error].operands
+            negative, r2 = (m1, m2) if getattr(m1, "negated", False) else (m2, m1)
+            if not getattr(negative, "negated", False) or getattr(r2, "negated", False):
+                continue
+            result = next((j for j in window if j > error and plain(j) and same(instructions[j].operands[3], r2)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])
+                           and any(same(o, r2) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            destination = instructions[result].operands[0]
+            if not any(i.operands and same(i.operands[0], destination) for i in instructions[result + 1:branch]):
+                found[result] = (error, negative, branch)
+            break
     return found
 
 
