@@ -1545,6 +1545,24 @@ class Division:
     branch: int  # the index of the branch that skips the slow path
 
 
+def slow_path_calls(instructions: list[SassInstruction], marker: str) -> list[tuple[int, int]]:
+    """(the CALL, the branch past it) of each call of a slow-path subroutine whose name has `marker`: the
+    guarded BRA at most 9 instructions before it, in the same block, to a label just after it."""
+    found = []
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or marker not in target.label:
+            continue
+        after = {label for i in instructions[call + 1:call + 6] for label in i.labels}
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
+                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
+                       and isinstance(instructions[j].operands[-1], BranchTarget)
+                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
+        if branch is not None and not any(i.labels for i in instructions[branch + 1:call + 1]):
+            found.append((call, branch))
+    return found
+
+
 def subroutines(instructions: list[SassInstruction]) -> dict[str, range]:
     """The subroutines of a kernel's listing (after its code: `$__internal_...` functions, CUDA's slow
     paths), by their label: from it to the next such label, or the end."""
@@ -1560,20 +1578,11 @@ def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
     (the order and registers vary) in the straight-line code before the branch; each: the result's index ->
     the division. Its whole meaning is one IEEE division, which both targets compile correctly rounded."""
     found = {}
-    for call, instruction in enumerate(instructions):
-        target = instruction.operands[-1] if instruction.operands else None
-        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_div_rn_" not in target.label:
-            continue
-        precision = "f64" if "f64" in target.label else "f32"
+    for call, branch in slow_path_calls(instructions, "_div_rn_"):
+        label = instructions[call].operands[-1].label  # type: ignore[union-attr]
+        precision = "f64" if "f64" in label else "f32"
         fma, products = ("DFMA", ("DMUL",)) if precision == "f64" else ("FFMA", ("FMUL",))
         width_ = 2 if precision == "f64" else 1
-        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
-        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
-                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
-                       and isinstance(instructions[j].operands[-1], BranchTarget)
-                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
-        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
-            continue
         start = branch
         while start > 0 and branch - start < 24 and not instructions[start].labels:
             start -= 1
@@ -1633,15 +1642,7 @@ def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[i
     y + e * h. Each: the result's index -> (the index of y, where x is read; x; the branch to the fast
     path). Its whole meaning is one IEEE square root."""
     found = {}
-    for call, instruction in enumerate(instructions):
-        target = instruction.operands[-1] if instruction.operands else None
-        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_sqrt_rn_f32" not in target.label:
-            continue
-        branch = next((j for j in range(call - 1, max(call - 10, -1), -1) if instructions[j].opcode == "BRA"
-                       and instructions[j].guard is not None and isinstance(instructions[j].operands[-1], BranchTarget)),
-                      None)
-        if branch is None or any(i.labels for i in instructions[branch + 1:call + 1]):
-            continue
+    for call, branch in slow_path_calls(instructions, "_sqrt_rn_f32"):
         fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
         start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
                      None)
@@ -1688,15 +1689,7 @@ def float_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[in
     addend and a factor are r). Each: the result's index -> (the index of the MUFU.RCP, where x is read; x;
     the branch to the fast path). Its whole meaning is one IEEE division of 1 by x."""
     found = {}
-    for call, instruction in enumerate(instructions):
-        target = instruction.operands[-1] if instruction.operands else None
-        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_rcp_rn_f32" not in target.label:
-            continue
-        branch = next((j for j in range(call - 1, max(call - 10, -1), -1) if instructions[j].opcode == "BRA"
-                       and instructions[j].guard is not None and isinstance(instructions[j].operands[-1], BranchTarget)),
-                      None)
-        if branch is None or any(i.labels for i in instructions[branch + 1:call + 1]):
-            continue
+    for call, branch in slow_path_calls(instructions, "_rcp_rn_f32"):
         fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
         start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
                      None)
@@ -1722,17 +1715,7 @@ def double_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[i
     (`..._dblrcp_rn_...`). Each: the result's index -> (the index of e, where x is read; the operand
     -x as written; the branch). Its whole meaning is one IEEE division of 1 by x."""
     found = {}
-    for call, instruction in enumerate(instructions):
-        target = instruction.operands[-1] if instruction.operands else None
-        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_dblrcp_rn" not in target.label:
-            continue
-        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
-        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
-                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
-                       and isinstance(instructions[j].operands[-1], BranchTarget)
-                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
-        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
-            continue
+    for _, branch in slow_path_calls(instructions, "_dblrcp_rn"):
         window = range(max(0, branch - 12), branch)
 
         def plain(j: int) -> bool:
@@ -1769,17 +1752,7 @@ def double_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[
     (`..._dsqrt_rn_f64_...`) for what that would round wrongly. Each: the result's index -> (the index
     of e, where x is read; x; the branch). Its whole meaning is one IEEE square root."""
     found = {}
-    for call, instruction in enumerate(instructions):
-        target = instruction.operands[-1] if instruction.operands else None
-        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or "_dsqrt_rn_f64" not in target.label:
-            continue
-        after = {label for i in instructions[call + 1:call + 5] for label in i.labels}
-        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
-                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
-                       and isinstance(instructions[j].operands[-1], BranchTarget)
-                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
-        if branch is None or any(i.labels for i in instructions[branch:call + 1]):
-            continue
+    for _, branch in slow_path_calls(instructions, "_dsqrt_rn_f64"):
         start = branch
         while start > 0 and branch - start < 24 and not instructions[start].labels:
             start -= 1
