@@ -388,6 +388,55 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     return result
 
 
+def retranslate(args: argparse.Namespace) -> None:
+    """Translate every prepared benchmark's objects again with the translator as it is now (each in a child,
+    as `prepare` does), so that `report --recount` counts one translator version's instructions."""
+    work = Path(args.work)
+    names = [r["name"] for r in json.loads((work / "state.json").read_text()) if r["built"]
+             and (not args.names or r["name"] in args.names)]
+    rebuild = work / "rebuild"
+    rebuild.mkdir(exist_ok=True)
+    for extra in ("include", "data"):  # as in prepare: a few Makefiles reach ../include
+        if (Path(args.hecbench) / "src" / extra).exists() and not (rebuild / extra).exists():
+            (rebuild / extra).symlink_to(Path(args.hecbench) / "src" / extra)
+
+    def child(name: str) -> None:
+        try:
+            run([sys.executable, __file__, "retranslate-one", args.hecbench, name, "--work", str(work)], REPO_ROOT,
+                timeout=1200)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: timed out", file=sys.stderr)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(child, names))
+
+
+def retranslate_one(args: argparse.Namespace) -> None:
+    """One benchmark: nvcc builds it again in a scratch copy; each object's code object replaces the one
+    `prepare` left in the build directory (the round trip stays prepare's)."""
+    from cassc.binary.extract import read_binary
+    from cassc.binary.translate import translate
+    from cassc.errors import CasscError
+    from cassc.toolchain import find_toolchain
+
+    work = Path(args.work)
+    sample = json.loads((work / "sample.json").read_text())
+    arch = sample.get("arch", "sm_90")
+    scratch = work / "rebuild" / args.name
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(Path(args.hecbench) / "src" / args.name, scratch, symlinks=True)
+    run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    for obj in sorted(scratch.glob("*.o")):
+        try:
+            for module in read_binary(obj):
+                translation = translate(module, scratch, find_toolchain().lld, force_sass=bool(sample.get("sass")))
+                if translation.code_object:
+                    (work / "build" / args.name / f"{obj.stem}.gfx1100.hsaco").write_bytes(translation.code_object)
+        except CasscError:
+            continue
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
 def same_output(original: str, round_trip: str) -> bool:
     """Equal but for timing lines and last-digit noise: hecbench_verify.py's comparison, one rule for both."""
     from hecbench_verify import comparable_lines, numbers_close
@@ -540,13 +589,23 @@ def main() -> None:
     o.add_argument("hecbench")
     o.add_argument("name")
     o.add_argument("--work", default="/tmp/binary-path")
+    t = commands.add_parser("retranslate", help="translate the prepared benchmarks' objects again (for --recount)")
+    t.add_argument("hecbench")
+    t.add_argument("--work", default="/tmp/binary-path")
+    t.add_argument("--jobs", type=int, default=1)
+    t.add_argument("names", nargs="*", help="only these benchmarks (default: every one prepared)")
+    t1 = commands.add_parser("retranslate-one", help="one benchmark (retranslate runs each in a child process)")
+    t1.add_argument("hecbench")
+    t1.add_argument("name")
+    t1.add_argument("--work", default="/tmp/binary-path")
     r = commands.add_parser("report")
     r.add_argument("--work", default="/tmp/binary-path")
     r.add_argument("--device-results", nargs="+", help="device.py's results file(s), one per --part")
     r.add_argument("--results", default=str(DEFAULT_RESULTS))
     r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
     args = parser.parse_args()
-    {"prepare": prepare, "one": one, "report": report}[args.command](args)
+    {"prepare": prepare, "one": one, "report": report, "retranslate": retranslate,
+     "retranslate-one": retranslate_one}[args.command](args)
 
 
 if __name__ == "__main__":
