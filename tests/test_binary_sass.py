@@ -243,6 +243,11 @@ CASES = [  # (instructions, the registers read back, their expected values)
       "VABSDIFF4.S8 R2, R20, R21, RZ", "VABSDIFF R3, R20, R21, 0x3", "VIMNMX3 R4, R20, 0x7, R21, !PT",
       "VIMNMX3.U32 R5, R20, R21, 0x9, PT"], ["R0", "R1", "R2", "R3", "R4", "R5"],
      [0x0706F504, 262 + 5, 0x07060B04, 0x08090A0B - 0x010FFF0F + 3, 0x08090A0B, 9]),
+    # sm_90's SIMD forms: per 16-bit lane (.16x2, signed .S16x2 or unsigned .U16x2), .RELU clamping at 0
+    (["MOV R20, 0x8090a0b", "MOV R21, 0x10fff0f", "VIMNMX.S16x2 R0, R20, R21, PT", "VIMNMX.U16x2 R1, R20, R21, PT",
+      "VIADD.16x2 R2, R20, R21", "VIMNMX.S16x2.RELU R3, R20, R21, PT", "VIADDMNMX.U16x2 R4, R20, R21, 0x10001, !PT",
+      "VIMNMX3.S16x2 R5, R20, R21, 0x70007, !PT"], ["R0", "R1", "R2", "R3", "R4", "R5"],
+     [0x010FFF0F, 0x010F0A0B, 0x0918091A, 0x010F0000, 0x0918091A, 0x08090A0B]),
     # three 32-bit values: a carry of 0 to 2, counted by the two carry-out predicates
     (["IADD3 R0, P0, P1, R11, -0x1, -0x1", "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1",
       "IADD3 R3, P2, P3, R11, 0x1, RZ", "SEL R4, 0x1, RZ, P2", "SEL R5, 0x1, RZ, P3"],

@@ -685,21 +685,51 @@ class SassLifter(Emitter):
         return total, carry
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
-        """VIADD d, a, b (sm_90): a + b."""
+        """VIADD[.16x2] d, a, b (sm_90): a + b (per 16-bit half with .16x2)."""
         destination, *sources = instruction.operands
-        total = "0"
-        for operand in sources:
-            total = self.value(f"add i32 {total}, {self.int32(operand)}")
-        self.write32(destination, total)
+        lanes, _ = self.integer_lanes(instruction)
+        total = self.lane_value(self.int32(sources[0]), lanes)
+        for operand in sources[1:]:
+            total = self.value(f"add {lanes} {total}, {self.lane_value(self.int32(operand), lanes)}")
+        self.write32(destination, self.value(f"bitcast {lanes} {total} to i32"))
 
     def op_VIADDMNMX(self, instruction: SassInstruction) -> None:
-        """VIADDMNMX[.U32] d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
+        """VIADDMNMX d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
         destination, a, b, c, which = instruction.operands
-        ptx_type = "u32" if instruction.has("U32") else "s32"
-        total = self.value(f"add i32 {self.int32(a)}, {self.int32(b)}")
-        other = self.int32(c)
-        low, high = self.min_max("min", ptx_type, total, other), self.min_max("max", ptx_type, total, other)
-        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+        lanes, _ = self.integer_lanes(instruction)
+        total = self.value(f"add {lanes} {self.lane_value(self.int32(a), lanes)}, {self.lane_value(self.int32(b), lanes)}")
+        self.write32(destination, self.lane_min_max(instruction, [total, self.lane_value(self.int32(c), lanes)], which))
+
+    def integer_lanes(self, instruction: SassInstruction) -> tuple[str, bool]:
+        """(the LLVM type of an integer SIMD instruction's lanes: i32, or <2 x i16> for .16x2 forms; signed)."""
+        known = {"U32", "U16x2", "S16x2", "16x2", "RELU"}
+        unknown = [m for m in instruction.modifiers if m not in known]
+        if unknown:
+            raise self.fail(f"{instruction.opcode} with .{'.'.join(unknown)}")
+        lanes = "<2 x i16>" if any(m.endswith("16x2") for m in instruction.modifiers) else "i32"
+        return lanes, not instruction.has("U32", "U16x2")
+
+    def lane_value(self, value: str, lanes: str) -> str:
+        return value if lanes == "i32" else self.value(f"bitcast i32 {value} to {lanes}")
+
+    def lane_min_max(self, instruction: SassInstruction, values: list[str], which: object) -> str:
+        """The minimum (which) or maximum (!which) of `values` (already in lanes), per lane; .RELU: then at
+        least 0. As an i32."""
+        lanes, signed = self.integer_lanes(instruction)
+        prefix = "s" if signed else "u"
+
+        def fold(operation: str) -> str:
+            function = self.intrinsic(f"llvm.{prefix}{operation}", lanes, 2)
+            result = values[0]
+            for other in values[1:]:
+                result = self.value(f"call {lanes} {function}({lanes} {result}, {lanes} {other})")
+            return result
+
+        chosen = self.value(f"select i1 {self.predicate_operand(which)}, {lanes} {fold('min')}, {lanes} {fold('max')}")
+        if instruction.has("RELU"):
+            function = self.intrinsic("llvm.smax", lanes, 2)
+            chosen = self.value(f"call {lanes} {function}({lanes} {chosen}, {lanes} zeroinitializer)")
+        return self.value(f"bitcast {lanes} {chosen} to i32")
 
     def op_LEA(self, instruction: SassInstruction) -> None:
         """LEA d, [P,] a, b, shift: (a << shift) + b; LEA.HI d, [P,] a, b, high, shift: b + the high word of
@@ -798,16 +828,14 @@ class SassLifter(Emitter):
         low, high = self.min_max("min", ptx_type, a, b), self.min_max("max", ptx_type, a, b)
         self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
 
-    op_VIMNMX = op_IMNMX
+    def op_VIMNMX(self, instruction: SassInstruction) -> None:
+        """VIMNMX[.U32|.S16x2|.U16x2][.RELU] d, a, b, p (sm_90): the minimum (p) or maximum (!p), per lane."""
+        destination, *sources, which = instruction.operands
+        lanes, _ = self.integer_lanes(instruction)
+        self.write32(destination, self.lane_min_max(instruction, [self.lane_value(self.int32(o), lanes)
+                                                                  for o in sources], which))
 
-    def op_VIMNMX3(self, instruction: SassInstruction) -> None:
-        """VIMNMX3[.U32] d, a, b, c, p (sm_90): the minimum (p) or maximum (!p) of three."""
-        destination, a, b, c, which = instruction.operands
-        ptx_type = "u32" if instruction.has("U32") else "s32"
-        values = [self.int32(o) for o in (a, b, c)]
-        low = self.min_max("min", ptx_type, self.min_max("min", ptx_type, values[0], values[1]), values[2])
-        high = self.min_max("max", ptx_type, self.min_max("max", ptx_type, values[0], values[1]), values[2])
-        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+    op_VIMNMX3 = op_VIMNMX  # of three
 
     def op_VABSDIFF(self, instruction: SassInstruction) -> None:
         """VABSDIFF[.U32] d, a, b, c: |a - b| + c (__sad, __usad), signed unless .U32."""
