@@ -115,24 +115,14 @@ class SassLifter(Emitter):
                                                                    self.kernel.instructions[1:])
                              if call.opcode == "CALL"]
         divisions = float_divisions(self.kernel.instructions)
-        skipped = {division.branch for division in divisions.values()}
-        roots = float_square_roots(self.kernel.instructions)
-        radicands = {product: result for result, (product, _, _) in roots.items()}  # where x is read
-        taken = {branch for _, _, branch in roots.values()}  # to the fast path, now always
-        reciprocals = float_reciprocals(self.kernel.instructions)
-        taken |= {branch for _, _, branch in reciprocals.values()}
-        inverted = {start: result for result, (start, _, _) in reciprocals.items()}  # where x is read
-        double_inverses = double_reciprocals(self.kernel.instructions)
-        taken |= {branch for _, _, branch in double_inverses.values()}
-        inverted.update({error: result for result, (error, _, _) in double_inverses.items()})
-        double_roots = double_square_roots(self.kernel.instructions)
-        taken |= {branch for _, _, branch in double_roots.values()}
-        radicands.update({error: result for result, (error, _, _) in double_roots.items()})
-        read: dict[int, str] = {}  # a root's result index -> x's value
         dividing = {division.remainder: division for division in divisions.values()}
         operands: dict[int, tuple[str, str]] = {}  # a division's result index -> (a, b)
+        unary = unary_idioms(self.kernel.instructions)  # roots and reciprocals: the result's index -> idiom
+        reading = {idiom.read_at: idiom for idiom in unary.values()}
+        read: dict[int, str] = {}  # an idiom's result index -> x's value
         # past a branch that now always skips its slow path, up to the branch's target: code never run
-        never = {j for branch in skipped | taken for j in range(branch + 1, self.target_index(branch))}
+        branches = {division.branch for division in divisions.values()} | {idiom.branch for idiom in unary.values()}
+        never = {j for branch in branches for j in range(branch + 1, self.target_index(branch))}
         self.subroutines = subroutines(self.kernel.instructions)
         inside = {j for region in self.subroutines.values() for j in region}
         for index, instruction in enumerate(self.kernel.instructions):
@@ -150,29 +140,15 @@ class SassLifter(Emitter):
             self.current = instruction
             if index in divisions:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
                 self.division(instruction, divisions[index], *operands[index])
-            elif index in skipped or index in taken:  # past the slow path, which the result makes unnecessary
+            elif index in branches:  # past the slow path, which the result makes unnecessary
                 self.branch(self.label(instruction.operands[-1].label))  # type: ignore[union-attr]
-            elif index in roots:  # the square root's result: sqrt(x), rounded once
-                root = self.unary("llvm.sqrt", "f32", read[index])
-                self.write32(instruction.operands[0], self.value(f"bitcast float {root} to i32"))
-            elif index in reciprocals:  # 1 / x, rounded once
-                reciprocal = self.value(f"fdiv float 1.0, {read[index]}")
-                self.write32(instruction.operands[0], self.value(f"bitcast float {reciprocal} to i32"))
-            elif index in double_inverses:  # 1 / x, rounded once
-                reciprocal = self.value(f"fdiv double 1.0, {read[index]}")
-                self.write64(instruction.operands[0], self.value(f"bitcast double {reciprocal} to i64"))
-            elif index in double_roots:
-                root = self.unary("llvm.sqrt", "f64", read[index])
-                self.write64(instruction.operands[0], self.value(f"bitcast double {root} to i64"))
+            elif index in unary:  # sqrt(x) or 1 / x, rounded once
+                self.unary_idiom(instruction, unary[index], read[index])
             else:
-                if index in radicands and radicands[index] in roots:
-                    read[radicands[index]] = self.float32(roots[radicands[index]][1])
-                elif index in radicands:
-                    read[radicands[index]] = self.float64(double_roots[radicands[index]][1])
-                if index in inverted and inverted[index] in reciprocals:
-                    read[inverted[index]] = self.float32(reciprocals[inverted[index]][1])
-                elif index in inverted:  # the operand is -x
-                    read[inverted[index]] = self.negate("f64", self.float64(double_inverses[inverted[index]][1]))
+                if index in reading:
+                    idiom = reading[index]
+                    value = (self.float64 if idiom.precision == "f64" else self.float32)(idiom.operand)
+                    read[idiom.result] = self.negate(idiom.precision, value) if idiom.negated else value
                 if index in dividing:
                     operands[dividing[index].result] = self.division_operands(dividing[index])
                 self.instruction(instruction, labels)
@@ -189,6 +165,15 @@ class SassLifter(Emitter):
         if division.divisor_negated:
             divisor = self.negate(division.precision, divisor)
         return read(division.dividend), divisor
+
+    def unary_idiom(self, instruction: SassInstruction, idiom: UnaryIdiom, x: str) -> None:
+        llvm_type = value_type(idiom.precision)
+        result = self.unary("llvm.sqrt", idiom.precision, x) if idiom.operation == "sqrt" else \
+            self.value(f"fdiv {llvm_type} 1.0, {x}")
+        if idiom.precision == "f64":
+            self.write64(instruction.operands[0], self.value(f"bitcast double {result} to i64"))
+        else:
+            self.write32(instruction.operands[0], self.value(f"bitcast float {result} to i32"))
 
     def division(self, instruction: SassInstruction, division: Division, dividend: str, divisor: str) -> None:
         llvm_type = value_type(division.precision)
@@ -1571,6 +1556,32 @@ class Division:
     divisor: object
     divisor_negated: bool  # the divisor operand as written is -b
     branch: int  # the index of the branch that skips the slow path
+
+
+@dataclass(frozen=True)
+class UnaryIdiom:
+    """A square root or reciprocal ptxas open-coded: x is read at `read_at` (before the code overwrites
+    it), the result made at `result`, and `branch` goes past the slow path's CALL."""
+
+    result: int
+    read_at: int
+    operand: object  # x, or -x where `negated`
+    branch: int
+    operation: str  # "sqrt" or "rcp"
+    precision: str  # "f32" or "f64"
+    negated: bool = False
+
+
+def unary_idioms(instructions: list[SassInstruction]) -> dict[int, UnaryIdiom]:
+    """Every square root and reciprocal of a kernel (the finders below), by the index of its result."""
+    found = {}
+    for finder, operation, precision, negated in ((float_square_roots, "sqrt", "f32", False),
+                                                  (double_square_roots, "sqrt", "f64", False),
+                                                  (float_reciprocals, "rcp", "f32", False),
+                                                  (double_reciprocals, "rcp", "f64", True)):
+        for result, (read_at, operand, branch) in finder(instructions).items():
+            found[result] = UnaryIdiom(result, read_at, operand, branch, operation, precision, negated)
+    return found
 
 
 def slow_path_calls(instructions: list[SassInstruction], marker: str) -> list[tuple[int, int]]:
