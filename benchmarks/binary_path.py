@@ -41,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -242,15 +243,27 @@ def prepare(args: argparse.Namespace) -> None:
         if (source_root / extra).exists():
             (work / "build" / extra).symlink_to(source_root / extra)
 
-    def child(name: str) -> subprocess.CompletedProcess[str]:
-        return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch", args.arch,
-                    *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=1200)
+    started = time.monotonic()
+
+    def child(name: str) -> subprocess.CompletedProcess[str] | None:
+        if args.deadline and time.monotonic() - started > args.deadline:
+            return None  # not reached: left out of the covered sample, in seed order
+        left = args.deadline - (time.monotonic() - started) if args.deadline else 900
+        try:  # a benchmark may take past the deadline by as much as its own limit
+            return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch",
+                        args.arch, *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=int(min(1200, left + 300)))
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess([], 1, "", "timed out")
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         children = dict(zip(chosen, pool.map(child, chosen)))
+    reached = [name for name in chosen if children[name] is not None]
+    if len(reached) < len(chosen):
+        sample["not_reached"] = [name for name in chosen if children[name] is None]
+        (work / "sample.json").write_text(json.dumps(sample))
     results: list[BenchmarkResult] = []
     jobs = []
-    for name in chosen:
+    for name in reached:
         record = work / "results" / f"{name}.json"
         if not record.exists():
             lines = (children[name].stderr.strip() or "no output").splitlines()
@@ -375,6 +388,55 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     return result
 
 
+def retranslate(args: argparse.Namespace) -> None:
+    """Translate every prepared benchmark's objects again with the translator as it is now (each in a child,
+    as `prepare` does), so that `report --recount` counts one translator version's instructions."""
+    work = Path(args.work)
+    names = [r["name"] for r in json.loads((work / "state.json").read_text()) if r["built"]
+             and (not args.names or r["name"] in args.names)]
+    rebuild = work / "rebuild"
+    rebuild.mkdir(exist_ok=True)
+    for extra in ("include", "data"):  # as in prepare: a few Makefiles reach ../include
+        if (Path(args.hecbench) / "src" / extra).exists() and not (rebuild / extra).exists():
+            (rebuild / extra).symlink_to(Path(args.hecbench) / "src" / extra)
+
+    def child(name: str) -> None:
+        try:
+            run([sys.executable, __file__, "retranslate-one", args.hecbench, name, "--work", str(work)], REPO_ROOT,
+                timeout=1200)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: timed out", file=sys.stderr)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(child, names))
+
+
+def retranslate_one(args: argparse.Namespace) -> None:
+    """One benchmark: nvcc builds it again in a scratch copy; each object's code object replaces the one
+    `prepare` left in the build directory (the round trip stays prepare's)."""
+    from cassc.binary.extract import read_binary
+    from cassc.binary.translate import translate
+    from cassc.errors import CasscError
+    from cassc.toolchain import find_toolchain
+
+    work = Path(args.work)
+    sample = json.loads((work / "sample.json").read_text())
+    arch = sample.get("arch", "sm_90")
+    scratch = work / "rebuild" / args.name
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(Path(args.hecbench) / "src" / args.name, scratch, symlinks=True)
+    run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    for obj in sorted(scratch.glob("*.o")):
+        try:
+            for module in read_binary(obj):
+                translation = translate(module, scratch, find_toolchain().lld, force_sass=bool(sample.get("sass")))
+                if translation.code_object:
+                    (work / "build" / args.name / f"{obj.stem}.gfx1100.hsaco").write_bytes(translation.code_object)
+        except CasscError:
+            continue
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
 def same_output(original: str, round_trip: str) -> bool:
     """Equal but for timing lines and last-digit noise: hecbench_verify.py's comparison, one rule for both."""
     from hecbench_verify import comparable_lines, numbers_close
@@ -459,13 +521,16 @@ def report(args: argparse.Namespace) -> None:
     left_out = (f", leaving out the {len(sample['left_out'])} the seed drew whose original exits with an error "
                 f"on the H200 in `hecbench_verify.py`'s record: {', '.join(sample['left_out'])}"
                 if sample["left_out"] else "")
+    not_reached = (f" The first {len(state)} of the sample's {len(state) + len(sample['not_reached'])} in seed order were "
+                   f"prepared before the deadline; not reached: {', '.join(sample['not_reached'])}."
+                   if sample.get("not_reached") else "")
     lines = [
         f"# Binary path over HeCBench (nvcc-built objects only{', SASS route' if sample.get('sass') else ''})",
         "",
         f"Sample: {len(state)} in-reach `*-cuda` benchmarks (seed {sample['seed']}{left_out}); {len(built)} built by nvcc 13 "
         f"(`make CC=nvcc ARCH={sample.get('arch', 'sm_90')}`). cassc saw only their objects"
         f"{', and lifted their SASS (the route forced), not their PTX' if sample.get('sass') else ''}. "
-        "Produced by `benchmarks/binary_path.py`.",
+        f"Produced by `benchmarks/binary_path.py`.{not_reached}",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -512,6 +577,9 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
     p.add_argument("--jobs", type=int, default=1, help="benchmarks prepared at a time")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds: no benchmark starts later (those left are recorded as not reached, and the "
+                        "report says which of the sample it covers)")
     for command in (p, o := commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")):
         command.add_argument("--arch", default="sm_90", help="the Makefile's ARCH (nvcc -arch)")
         command.add_argument("--sass", action="store_true", help="lift each object's SASS, not its PTX")
@@ -521,13 +589,23 @@ def main() -> None:
     o.add_argument("hecbench")
     o.add_argument("name")
     o.add_argument("--work", default="/tmp/binary-path")
+    t = commands.add_parser("retranslate", help="translate the prepared benchmarks' objects again (for --recount)")
+    t.add_argument("hecbench")
+    t.add_argument("--work", default="/tmp/binary-path")
+    t.add_argument("--jobs", type=int, default=1)
+    t.add_argument("names", nargs="*", help="only these benchmarks (default: every one prepared)")
+    t1 = commands.add_parser("retranslate-one", help="one benchmark (retranslate runs each in a child process)")
+    t1.add_argument("hecbench")
+    t1.add_argument("name")
+    t1.add_argument("--work", default="/tmp/binary-path")
     r = commands.add_parser("report")
     r.add_argument("--work", default="/tmp/binary-path")
     r.add_argument("--device-results", nargs="+", help="device.py's results file(s), one per --part")
     r.add_argument("--results", default=str(DEFAULT_RESULTS))
     r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
     args = parser.parse_args()
-    {"prepare": prepare, "one": one, "report": report}[args.command](args)
+    {"prepare": prepare, "one": one, "report": report, "retranslate": retranslate,
+     "retranslate-one": retranslate_one}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ gfx1100 programs."""
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import shutil
@@ -16,8 +17,9 @@ import pytest
 from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
-from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, read_kernels
-from cassc.binary.sass_lift import lift_sass_kernels
+from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
+from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, float_divisions, float_reciprocals,
+                                     float_square_roots, lift_sass_kernels)
 from cassc.binary.translate import translate
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel
@@ -115,20 +117,25 @@ def test_simple_sass_only_kernels_lift_for_both_targets(cubins: dict[int, bytes]
         subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
 
 
-def evaluate(lines: list[str], outputs: list[str], arch: int = 80) -> list[int]:
-    """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
-    the lifted IR (inputs are immediates, so everything folds)."""
-    body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
-            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT"]
+def kernel_of(lines: list[str], arch: int = 80) -> SassKernel:
+    """A kernel `t` of these SASS lines (`NAME:` lines are labels)."""
     instructions = []
     labels: list[str] = []
-    for line in body:
+    for line in lines:
         if line.endswith(":"):
             labels.append(line[:-1])
             continue
         instructions.append(parse_instruction(f"        /*{16 * len(instructions):04x}*/  {line} ;", tuple(labels)))
         labels = []
-    kernel = SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
+    return SassKernel("t", arch, instructions, CubinKernel("t", (), 0, 0x160, 0, 0))
+
+
+def evaluate(lines: list[str], outputs: list[str], arch: int = 80, after: tuple[str, ...] = ()) -> list[int]:
+    """The 32-bit values `outputs` hold after `lines` run, as LLVM's constant folder computes them from
+    the lifted IR (inputs are immediates, so everything folds). `after`: code after the EXIT (subroutines)."""
+    body = [*lines, "MOV R250, 0x10000", "MOV R251, RZ",
+            *(f"STG.E [R250.64+{4 * i:#x}], {r}" for i, r in enumerate(outputs)), "EXIT", *after]
+    kernel = kernel_of(body, arch)
     ir, _, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
     assert not failures, failures
     folded = str(optimized_module(ir, AMDGPU))
@@ -171,6 +178,9 @@ CASES = [  # (instructions, the registers read back, their expected values)
      [low(signed(A) * B + A64), high(signed(A) * B + A64)]),
     (["IMAD.WIDE.U32 R0, R10, 0x4, R14"], ["R0", "R1"], [low(A * 4 + B64), high(A * 4 + B64)]),
     (["IMAD.HI.U32 R0, R10, R11, RZ"], ["R0"], [high(A * B)]),
+    # .HI adds a 64-bit pair (ptxas' integer division: the reciprocal in the high register, zero in the low)
+    (["MOV R20, RZ", "MOV R21, R11", "IMAD.HI.U32 R0, R10, R11, R20", "IMAD.HI R1, R10, R11, R20"], ["R0", "R1"],
+     [high(A * B + (B << 32)), high(signed(A) * B + (B << 32))]),
     (["IMAD.MOV.U32 R0, RZ, RZ, -0x3", "IMAD.SHL.U32 R1, R11, 0x8, RZ"], ["R0", "R1"], [low(-3), low(B * 8)]),
     # 64-bit add and subtract through the carry predicate
     (["IADD3 R0, P0, R12, R14, RZ", "IADD3.X R1, R13, R15, RZ, P0, !PT"], ["R0", "R1"],
@@ -178,6 +188,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["IADD3 R0, P0, R14, -R12, RZ", "IADD3.X R1, R15, ~R13, RZ, P0, !PT"], ["R0", "R1"],
      [low(B64 - A64), high(B64 - A64)]),
     (["IADD3 R0, -R10, 0x10, R11"], ["R0"], [low(-A + 0x10 + B)]),
+    (["IADD3 R0, P0, R12, -R14, RZ", "IMAD.X R1, R13, 0x1, ~R15, P0"], ["R0", "R1"],
+     [low(A64 - B64), high(A64 - B64)]),
     (["LEA R0, P0, R10, R14, 0x2", "LEA.HI.X R1, R10, R15, R13, 0x2, P0"], ["R0", "R1"],
      [low((((A64 & ~0xFFFFFFFF) | A) << 2) + B64) & 0xFFFFFFFF,
       high(((((A64 >> 32) << 32 | A) << 2) & 0xFFFFFFFFFFFFFFFF) + B64)]),
@@ -201,6 +213,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["FADD R0, R16, R17", "FMUL R1, R16, -R17", "FFMA R2, R16, R17, 0.5", "FMNMX R3, R16, R17, PT",
       "FMNMX R4, |R16|, |R17|, !PT", "FADD.SAT R5, R16, 1"], ["R0", "R1", "R2", "R3", "R4", "R5"],
      [bits(-0.75), bits(3.375), bits(-2.875), bits(-2.25), bits(2.25), bits(1.0)]),
+    (["FMUL.D2 R0, R16, R17", "FMUL.M4 R1, R16, R16", "FMUL.D8 R2, R17, 3"], ["R0", "R1", "R2"],
+     [bits(1.5 * -2.25 / 2), bits(1.5 * 1.5 * 4), bits(-2.25 * 3 / 8)]),
     (["FSETP.GT.AND P0, PT, R16, R17, PT", "FSEL R0, R16, R17, P0", "FSETP.NAN.AND P1, PT, R16, R16, PT",
       "SEL R1, 0x1, RZ, P1", "FSET.BF.LT.AND R2, R17, R16, PT", "FSET.GT.AND R3, R17, R16, PT"],
      ["R0", "R1", "R2", "R3"], [bits(1.5), 0, bits(1.0), 0]),
@@ -225,6 +239,29 @@ CASES = [  # (instructions, the registers read back, their expected values)
       "I2FP.F32.S32 R3, R10", "MOV R20, 0x3c004000", "HSET2.BF.GT.AND R4, R20, 1.5, 1.5, PT"],
      ["R0", "R1", "R2", "R3", "R4"],
      [low(A - B), low(min(signed(A + B), 16)), low(max(low(A + B), 16)), bits(float(signed(A))), 0x00003C00]),
+    (["MOV R20, 0x8090a0b", "MOV R21, 0x10fff0f", "VABSDIFF4.U8 R0, R20, R21, RZ", "VABSDIFF4.U8.ACC R1, R20, R21, 0x5",
+      "VABSDIFF4.S8 R2, R20, R21, RZ", "VABSDIFF R3, R20, R21, 0x3", "VIMNMX3 R4, R20, 0x7, R21, !PT",
+      "VIMNMX3.U32 R5, R20, R21, 0x9, PT"], ["R0", "R1", "R2", "R3", "R4", "R5"],
+     [0x0706F504, 262 + 5, 0x07060B04, 0x08090A0B - 0x010FFF0F + 3, 0x08090A0B, 9]),
+    # sm_90's SIMD forms: per 16-bit lane (.16x2, signed .S16x2 or unsigned .U16x2), .RELU clamping at 0
+    (["MOV R20, 0x8090a0b", "MOV R21, 0x10fff0f", "VIMNMX.S16x2 R0, R20, R21, PT", "VIMNMX.U16x2 R1, R20, R21, PT",
+      "VIADD.16x2 R2, R20, R21", "VIMNMX.S16x2.RELU R3, R20, R21, PT", "VIADDMNMX.U16x2 R4, R20, R21, 0x10001, !PT",
+      "VIMNMX3.S16x2 R5, R20, R21, 0x70007, !PT"], ["R0", "R1", "R2", "R3", "R4", "R5"],
+     [0x010FFF0F, 0x010F0A0B, 0x0918091A, 0x010F0000, 0x0918091A, 0x08090A0B]),
+    # three 32-bit values: a carry of 0 to 2, counted by the two carry-out predicates
+    (["IADD3 R0, P0, P1, R11, -0x1, -0x1", "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1",
+      "IADD3 R3, P2, P3, R11, 0x1, RZ", "SEL R4, 0x1, RZ, P2", "SEL R5, 0x1, RZ, P3"],
+     ["R0", "R1", "R2", "R3", "R4", "R5"], [low(B - 2), 1, 1, B + 1, 0, 0]),
+    (["F2F.F64.F32 R0, R16", "F2F.F64.F32 R2, R17", "DSETP.MAX.AND P0, P1, R0, R2, PT", "SEL R4, 0x1, RZ, P0",
+      "SEL R5, 0x1, RZ, P1", "FSETP.MIN.AND P2, P3, R16, -QNAN, PT", "SEL R6, 0x1, RZ, P2"], ["R4", "R5", "R6"],
+     [1, 0, 1]),
+    # the generic shared window: c[0x0][0x18] (sm_80) as a generic base; QSPC.S tells its addresses
+    (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
+      "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
+     ["R0", "R1", "R5"], [42, 1, 0]),
+    # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)
+    (["MOV R1, 0x10", "MOV R2, c[0x0][0x20]", "MOV R3, c[0x0][0x24]", "IADD3 R2, R2, R1, RZ", "MOV R4, 0x2a",
+      "ST.E [R2.64+0x4], R4", "LDL R0, [R1+0x4]"], ["R0"], [42]),
     (["MOV R0, 0x7", "ULDC UR4, c[0x0][0x0]", "PLOP3.LUT P0, P1, PT, PT, PT, 0x80, 0x8",
       "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1"], ["R0", "R1", "R2"], [7, 1, 0]),
 ]
@@ -240,6 +277,174 @@ def test_predicated_instructions_and_branches_run_only_under_their_guard() -> No
     lines = ["MOV R0, 0x1", "MOV R1, RZ", "MOV R2, 0x2", "MOV R3, RZ", "ISETP.NE.AND P0, PT, R0, RZ, PT",
              "@P0 MOV R1, 0x5", "@!P0 MOV R2, 0x6", "@P0 BRA `(.L_x_0)", "MOV R3, 0x9", ".L_x_0:"]
     assert evaluate(lines, ["R1", "R2", "R3"]) == [5, 2, 0]
+
+
+def test_sm90_generic_shared_addresses_are_the_window_above_swinhi() -> None:
+    lines = ["S2R R3, SR_SWINHI", "MOV R2, 0x410", "MOV R4, 0x2a", "ST.E [R2.64], R4", "LDS R0, [0x410]",
+             "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0"]
+    assert evaluate(lines, ["R0", "R1"], arch=90) == [42, 1]
+
+
+@needs_nvcc
+def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
+    write(tmp_path / "s.cu", "__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n")
+    subprocess.run([NVCC, "-cubin", "-arch=sm_90", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)
+    (kernel,) = read_kernels((tmp_path / "s.cubin").read_bytes(), 90)
+    assert list(kernel.device_addresses.values()) == [("__cudart_i2opi_f", 0)]
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "@__cudart_i2opi_f" in ir
+
+
+def with_return_address(lines: list[str]) -> list[str]:
+    """`RETURN` in `lines` replaced by the address of the instruction after the CALL (as ptxas writes it)."""
+    code = [line for line in lines if not line.endswith(":")]
+    after = 16 * (next(i for i, line in enumerate(code) if line.startswith("CALL")) + 1)
+    return [line.replace("RETURN", f"{after:#x}") for line in lines]
+
+
+# ptxas' a / b (div.rn.f32): a refined reciprocal on the fast path, FCHK choosing the slow path's subroutine
+F32_SLOW_PATH = "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"
+F32_DIVISION = ["MUFU.RCP R9, R13", "FCHK P0, R4, R13", "FFMA R0, -R13, R9, 1", "FFMA R0, R9, R0, R9",
+                "FFMA R11, R4, R0, RZ", "FFMA R7, -R13, R11, R4", "FFMA R11, R0, R7, R11", "@!P0 BRA `(.L_x_1)",
+                "MOV R2, RETURN", f"CALL.REL.NOINC `({F32_SLOW_PATH})", ".L_x_1:"]
+# and f64 div.rn: the same dataflow in DFMAs, FSETPs choosing the slow path (the remainder overwrites the divisor)
+F64_SLOW_PATH = "$__internal_1_$__cuda_sm20_div_rn_f64_full"
+F64_DIVISION = ["MUFU.RCP64H R5, R11", "IMAD.MOV.U32 R4, RZ, RZ, 0x1", "DFMA R8, R4, -R10, 1", "DFMA R8, R8, R8, R8",
+                "DFMA R8, R4, R8, R4", "DFMA R4, R8, -R10, 1", "DFMA R4, R8, R4, R8", "DMUL R8, R6, R4",
+                "FSETP.GEU.AND P1, PT, |R7|, 6.5827683646048100446e-37, PT", "DFMA R10, R8, -R10, R6",
+                "DFMA R4, R4, R10, R8", "FFMA R0, RZ, R13, R5", "FSETP.GT.AND P0, PT, |R0|, 1.469367938527859385e-39, PT",
+                "@P0 BRA P1, `(.L_x_8)", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_SLOW_PATH})",
+                "IMAD.MOV.U32 R4, RZ, RZ, R10", "IMAD.MOV.U32 R5, RZ, RZ, R11", ".L_x_8:"]
+
+
+def f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def double_words(x: float) -> tuple[int, int]:
+    return struct.unpack("<II", struct.pack("<d", x))
+
+
+@pytest.mark.parametrize("a, b, expected", [(1.0, 3.0, bits(f32(1 / 3))), (1e-40, 3.0, bits(f32(f32(1e-40) / 3))),
+                                            (3e38, 0.25, 0x7F800000), (-7.0, 1e-39, 0xFF800000)])
+def test_a_float_division_is_one_correctly_rounded_division(a: float, b: float, expected: int) -> None:
+    # the slow path here answers 0: only a division that never needs it gives the quotient
+    slow = (f"{F32_SLOW_PATH}:", "MOV R11, RZ", "RET.REL.NODEC R2")
+    lines = with_return_address([mov("R4", bits(a)), mov("R13", bits(b)), *F32_DIVISION])
+    assert evaluate(lines, ["R11"], after=slow) == [expected]
+    (division,) = float_divisions(kernel_of([*lines, "EXIT", *slow]).instructions).values()
+    assert division.precision == "f32" and division.dividend == parse_operand("R4")
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 3.0), (1e-310, 3.0), (-5.5, 1e-300), (2.0, -0.0)])
+def test_a_double_division_is_one_correctly_rounded_division(a: float, b: float) -> None:
+    slow = (f"{F64_SLOW_PATH}:", "MOV R10, RZ", "MOV R11, RZ", "RET.REL.NODEC R0")
+    inputs = [mov(f"R{r + half}", double_words(value)[half]) for r, value in ((6, a), (10, b)) for half in (0, 1)]
+    lines = with_return_address([*inputs, *F64_DIVISION])
+    expected = a / b if b else math.copysign(math.inf, a) * math.copysign(1, b)
+    assert evaluate(lines, ["R4", "R5"], after=slow) == list(double_words(expected))
+    (division,) = float_divisions(kernel_of([*lines, "EXIT", *slow]).instructions).values()
+    assert division.precision == "f64" and division.dividend == parse_operand("R6")
+
+
+@pytest.mark.skipif(not PTXAS.exists(), reason="NVIDIA's ptxas is not installed")
+def test_lane_masks_lower_to_nvptx_that_ptxas_assembles() -> None:
+    lines = ["S2R R0, SR_LTMASK", "S2R R1, SR_GEMASK", "S2R R2, SR_LANEID", "MOV R4, RZ", "MOV R5, RZ",
+             "STG.E [R4.64], R0", "STG.E [R4.64+0x4], R1", "STG.E [R4.64+0x8], R2", "EXIT"]
+    ir, _, failures = lift_sass_kernels([kernel_of(lines)], NVPTX, data_layout(NVPTX))
+    ptx = nvptx_assembly(ir)
+    assert failures == {} and "%lanemask_lt" in ptx and "%lanemask_ge" in ptx
+    subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=ptx, text=True, check=True)
+
+
+# ptxas' sqrtf (sqrt.rn.f32): MUFU.RSQ, then the slow path's subroutine or the fast path's refinement
+F32_SQRT_SLOW_PATH = "$__internal_3_$__cuda_sm20_sqrt_rn_f32_slowpath"
+F32_SQRT = ["IADD3 R4, R0, -0xd000000, RZ", "MUFU.RSQ R5, R0", "ISETP.GT.U32.AND P0, PT, R4, 0x727fffff, PT",
+            "@!P0 BRA `(.L_x_24)", "MOV R9, RETURN", f"CALL.REL.NOINC `({F32_SQRT_SLOW_PATH})", "MOV R5, R0",
+            "BRA `(.L_x_25)", ".L_x_24:", "FMUL.FTZ R7, R0, R5", "FMUL.FTZ R5, R5, 0.5", "FFMA R0, -R7, R7, R0",
+            "FFMA R5, R0, R5, R7", ".L_x_25:"]
+
+
+@pytest.mark.parametrize("x", [2.0, 1e-40, 3e38, 0.0])
+def test_a_float_square_root_is_one_correctly_rounded_root(x: float) -> None:
+    slow = (f"{F32_SQRT_SLOW_PATH}:", "MOV R0, RZ", "RET.REL.NODEC R9")  # answers 0
+    lines = with_return_address([mov("R0", bits(x)), *F32_SQRT])
+    assert evaluate(lines, ["R5"], after=slow) == [bits(f32(math.sqrt(f32(x))))]
+    assert len(float_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' 1.0f / x (rcp.rn.f32): the slow path's subroutine or, past it, MUFU.RCP refined by one step
+F32_RCP_SLOW_PATH = "$__internal_2_$__cuda_sm20_rcp_rn_f32_slowpath"
+F32_RCP = ["IADD3 R0, R4, 0x1800000, RZ", "LOP3.LUT R0, R0, 0x7f800000, RZ, 0xc0, !PT",
+           "ISETP.GT.U32.AND P0, PT, R0, 0x1ffffff, PT", "@P0 BRA `(.L_x_16)", "MOV R0, RETURN",
+           f"CALL.REL.NOINC `({F32_RCP_SLOW_PATH})", "IMAD.MOV.U32 R5, RZ, RZ, R6", "BRA `(.L_x_17)", ".L_x_16:",
+           "MUFU.RCP R5, R4", "FFMA R0, R4, R5, -1", "FADD.FTZ R0, -R0, -RZ", "FFMA R5, R5, R0, R5", ".L_x_17:"]
+
+
+@pytest.mark.parametrize("x, expected", [(3.0, bits(f32(1 / 3))), (1e-39, 0x7F800000), (3e38, bits(f32(1 / f32(3e38)))),
+                                         (-0.0, 0xFF800000)])
+def test_a_float_reciprocal_is_one_correctly_rounded_division(x: float, expected: int) -> None:
+    slow = (f"{F32_RCP_SLOW_PATH}:", "MOV R6, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R4", bits(x)), *F32_RCP])
+    assert evaluate(lines, ["R5"], after=slow) == [expected]
+    assert len(float_reciprocals(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' 1.0 / x in f64 (rcp.rn.f64): MUFU.RCP64H refined by DFMAs, then a branch past the slow path's subroutine
+F64_RCP_SLOW_PATH = "$__internal_0_$__cuda_sm20_dblrcp_rn_slowpath_v3"
+F64_RCP = ["MUFU.RCP64H R3, R37", "IADD3 R2, R37, 0x300402, RZ",
+           "FSETP.GEU.AND P0, PT, |R2|, 5.8789094863358348022e-39, PT", "DFMA R8, R2, -R36, 1", "DFMA R8, R8, R8, R8",
+           "DFMA R8, R2, R8, R2", "DFMA R10, R8, -R36, 1", "DFMA R2, R8, R10, R8", "@P0 BRA `(.L_x_4)",
+           "LOP3.LUT R0, R37, 0x7fffffff, RZ, 0xc0, !PT", "IMAD.MOV.U32 R8, RZ, RZ, R36", "IMAD.MOV.U32 R9, RZ, RZ, R37",
+           "IADD3 R14, R0, -0x100000, RZ", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_RCP_SLOW_PATH})",
+           "IMAD.MOV.U32 R2, RZ, RZ, R10", "IMAD.MOV.U32 R3, RZ, RZ, R11", ".L_x_4:"]
+
+
+@pytest.mark.parametrize("x", [3.0, 1e-310, 1e308, -0.0])
+def test_a_double_reciprocal_is_one_correctly_rounded_division(x: float) -> None:
+    slow = (f"{F64_RCP_SLOW_PATH}:", "MOV R10, RZ", "MOV R11, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R36", double_words(x)[0]), mov("R37", double_words(x)[1]), *F64_RCP])
+    expected = 1 / x if x else -math.inf
+    assert evaluate(lines, ["R2", "R3"], after=slow) == list(double_words(expected))
+    assert len(double_reciprocals(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+# ptxas' f64 sqrt (sqrt.rn.f64): MUFU.RSQ64H refined by DFMAs, then a branch past the slow path's subroutine
+F64_SQRT_SLOW_PATH = "$__internal_0_$__cuda_sm20_dsqrt_rn_f64_mediumpath_v1"
+F64_SQRT = ["MOV R10, RZ", "MOV R11, 0x3fd80000", "MUFU.RSQ64H R7, R5", "IADD3 R6, R5, -0x3500000, RZ",
+            "ISETP.GE.U32.AND P0, PT, R6, 0x7ca00000, PT", "DMUL R8, R6, R6", "DFMA R8, R4, -R8, 1",
+            "DFMA R10, R8, R10, 0.5", "DMUL R8, R6, R8", "DFMA R8, R10, R8, R6", "DMUL R10, R4, R8",
+            "IADD3 R17, R9, -0x100000, RZ", "DFMA R12, R10, -R10, R4", "MOV R16, R8", "DFMA R14, R12, R16, R10",
+            "@!P0 BRA `(.L_x_1)", "MOV R0, RETURN", f"CALL.REL.NOINC `({F64_SQRT_SLOW_PATH})", ".L_x_1:"]
+
+
+@pytest.mark.parametrize("x", [2.0, 1e-300, 1e308, 0.0])
+def test_a_double_square_root_is_one_correctly_rounded_root(x: float) -> None:
+    slow = (f"{F64_SQRT_SLOW_PATH}:", "MOV R14, RZ", "MOV R15, RZ", "RET.REL.NODEC R0")  # answers 0
+    lines = with_return_address([mov("R4", double_words(x)[0]), mov("R5", double_words(x)[1]), *F64_SQRT])
+    assert evaluate(lines, ["R14", "R15"], after=slow) == list(double_words(math.sqrt(x)))
+    assert len(double_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
+
+
+def test_a_subroutine_is_copied_to_each_call() -> None:
+    lines = ["MOV R0, 0x3", "MOV R20, 0x30", "CALL.REL.NOINC `($__internal_0_$twice)", "MOV R1, R0", "MOV R0, 0x5",
+             "ISETP.NE.AND P0, PT, R0, RZ, PT", "MOV R20, 0x80", "@P0 CALL.REL.NOINC `($__internal_0_$twice)",
+             "MOV R2, R0"]
+    subroutine = ("$__internal_0_$twice:", "ISETP.EQ.AND P1, PT, R0, RZ, PT", "@P1 BRA `(.L_x_9)",
+                  "IADD3 R0, R0, R0, RZ", ".L_x_9:", "RET.REL.NODEC R20 `(t)")
+    assert evaluate(lines, ["R1", "R2"], after=subroutine) == [6, 10]
+    ir = lift_sass_kernels([kernel_of([*lines, "EXIT", *subroutine])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "switch" not in ir and ir.count("add i32") >= 2  # no return by address: a copy per call
+
+
+def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
+    lines = ["MOV R0, 0x1", "MOV R1, 0x2", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 IADD3 R1, R1, 0x5, RZ",
+             "@!P0 IADD3 R0, R0, 0x7, RZ", "@P0 LOP3.LUT P1, R2, R0, R1, RZ, 0xc0, !PT", "SEL R3, 0x1, RZ, P1"]
+    assert evaluate(lines, ["R0", "R1", "R2", "R3"]) == [1, 7, 1, 1]
+    arithmetic = lift_sass_kernels([kernel_of(["@P0 IADD3 R1, R1, 0x5, RZ", "EXIT"])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "br i1" not in arithmetic and "select i1" in arithmetic
+    store = lift_sass_kernels([kernel_of(["@P0 STG.E [R2.64], R1", "EXIT"])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "br i1" in store
 
 
 def test_an_untranslated_opcode_names_itself_its_address_and_the_kernel() -> None:
@@ -349,7 +554,10 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
                                   fallback=Fallback(lambda: backend, 256, toolchain.clang))
     (prompt,) = backend.prompts
-    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    # the CASS assembly models' own format: the kernel's SASS in a ```cudaasm block (the answer's ```hipasm
+    # block is what AssemblyAnswer gives)
+    assert prompt.startswith("Convert the following CUDA device assembly code to HIP device assembly:\n```cudaasm\n")
+    assert "CALL" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
     assert translation.route == "sass"
     if accepted:
         (kernel,) = translation.kernels

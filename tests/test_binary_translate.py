@@ -526,7 +526,7 @@ class AssemblyAnswer:
 
     def generate(self, prompt: str, max_tokens: int, on_token) -> Generation:  # type: ignore[no-untyped-def]
         self.prompts.append(prompt)
-        return Generation(f"```amd\n{self.code}```\n", 1, 0.01, 0.0, 0.0, False)
+        return Generation(f"```hipasm\n{self.code}```\n", 1, 0.01, 0.0, 0.0, False)
 
 
 @pytest.mark.parametrize("answer, accepted", [(EMPTY_KERNEL, True),
@@ -545,7 +545,8 @@ def test_the_model_answers_for_a_kernel_the_lifter_cannot_translate(tmp_path: Pa
     translation = translate_group([module], tmp_path, toolchain.lld, "gfx1100", separate=False,
                                   fallback=Fallback(lambda: backend, 256, toolchain.clang))
     (prompt,) = backend.prompts
-    assert prompt.startswith("Convert the following CUDA SASS assembly to AMD GPU") and "CALL" in prompt
+    assert prompt.startswith("Convert the following CUDA device assembly code to HIP device assembly:\n```cudaasm\n")
+    assert "CALL" in prompt
     if accepted:
         (kernel,) = translation.kernels
         assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures

@@ -1030,7 +1030,7 @@ class Emitter:
 
     # -- special registers -------------------------------------------------------------------------------
     def special(self, name: str) -> str:
-        intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
+        intrinsic = f"llvm.nvvm.read.ptx.sreg.{name.replace('_', '.')}"  # %lanemask_lt: ...sreg.lanemask.lt
         self.declare(intrinsic, f"declare i32 @{intrinsic}()")
         return self.value(f"call i32 @{intrinsic}()")
 

@@ -1,7 +1,9 @@
 """A kernel the lifter cannot translate, asked of the configured model as assembly.
 
 The model (a CASS assembly model, SASS -> RDNA3, or an instruct model) gets the kernel's SASS (from the
-cubin, through cuobjdump) or its PTX, and answers with gfx1100 assembly in an ```amd block. The answer
+cubin, through cuobjdump) or its PTX. A CASS assembly model is asked in its own format: "Convert the following
+CUDA device assembly code to HIP device assembly:" and the code in a ```cudaasm block, answered in a ```hipasm
+block; an instruct model gets cassc's instruction and answers in an ```amd block. The answer
 is untrusted text: it is only assembled (llvm-mc through clang) and linked (ld.lld), never run here, and
 it is used only if the result defines the kernel with a kernel descriptor whose kernarg segment is the
 CUDA parameter buffer and whose LDS fits a workgroup. Otherwise the kernel stays untranslated and the
@@ -18,13 +20,13 @@ from typing import TYPE_CHECKING
 from cassc.binary.extract import BinaryModule, find_cuda_tool
 from cassc.errors import CasscError
 from cassc.formats.code_object import KernelDescriptor, kernel_descriptors
-from cassc.repair.prompt import AnswerRejected, parse_answer
+from cassc.repair.prompt import ASSEMBLY_TAGS, AnswerRejected, parse_answer
 
 if TYPE_CHECKING:
     from cassc.repair.backends import Backend
     from cassc.repair.hook import ModelRepairer
 
-CASS_ASSEMBLY_OPENING = "Convert the following CUDA SASS assembly to AMD GPU (RDNA3, gfx1100) assembly:"
+CASS_ASSEMBLY_OPENING = "Convert the following CUDA device assembly code to HIP device assembly:"
 MAX_CODE_CHARS = 48 * 1024  # the kernel's SASS or PTX in the prompt; a longer kernel is not asked
 
 
@@ -73,7 +75,7 @@ def assembly_prompt(prompt_format: str, kind: str, code: str, kernel: str, reaso
                     param_size: int) -> str:
     language = "SASS" if kind == "sass" else "PTX"
     if prompt_format == "cass-assembly":
-        return f"{CASS_ASSEMBLY_OPENING.replace('SASS', language)}\n```cuda\n{code.rstrip()}\n```"
+        return f"{CASS_ASSEMBLY_OPENING}\n```cudaasm\n{code.rstrip()}\n```"
     return "\n".join([
         f"Translate this CUDA kernel's {language} into AMD gfx1100 (RDNA3, wave32, code object v5) assembly for "
         "llvm-mc, with its .amdhsa_kernel descriptor and .amdgpu_metadata.",
@@ -95,7 +97,7 @@ def ask_for_kernel(fallback: Fallback, module: BinaryModule, kernel: str, ptx_fu
         raise AnswerRejected(f"the kernel's {kind.upper()} is longer than {MAX_CODE_CHARS} characters")
     backend = fallback.backend()
     prompt = assembly_prompt(backend.prompt_format, kind, code, kernel, reason, param_size)
-    assembly = parse_answer(backend.generate(prompt, fallback.max_tokens, lambda _: None).text)
+    assembly = parse_answer(backend.generate(prompt, fallback.max_tokens, lambda _: None).text, ASSEMBLY_TAGS)
     stem = "".join(c if c.isalnum() else "_" for c in kernel)[-60:]
     source = work_dir / f"model-{stem}.s"
     source.write_text(assembly)

@@ -350,13 +350,15 @@ def device_variables(cubin: bytes) -> tuple[dict[str, bytes], dict[int, tuple[st
             variables[symbol.name] = data
     addresses = {}
     bank = elf.get_section_by_name(".nv.constant4")
-    relocations = elf.get_section_by_name(".rel.nv.constant4")
+    # REL (the addend in the bank's bytes) up to sm_89, RELA (in the record) from sm_90
+    relocations = elf.get_section_by_name(".rel.nv.constant4") or elf.get_section_by_name(".rela.nv.constant4")
     if bank is not None and isinstance(relocations, RelocationSection):
         data = bank.data()
         for relocation in relocations.iter_relocations():
             if relocation["r_info_type"] == R_CUDA_64:
                 offset = relocation["r_offset"]
-                addend = int.from_bytes(data[offset:offset + 8], "little")
+                addend = relocation["r_addend"] if relocations.is_RELA() else \
+                    int.from_bytes(data[offset:offset + 8], "little")
                 addresses[offset] = (symbols[relocation["r_info_sym"]].name, addend)
     return variables, addresses
 

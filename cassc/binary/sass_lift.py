@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import struct
+from dataclasses import dataclass
 
-from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type
+from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
                                Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -36,7 +37,13 @@ SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, na
                      (("TID", "tid"), ("CTAID", "ctaid")) for axis in "xyz"} | {
     "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
     "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
-ZERO_SPECIALS = {"SR_CgaCtaId", "SR_SWINHI"}  # one CTA per cluster; no generic shared window
+ZERO_SPECIALS = {"SR_CgaCtaId"}  # one CTA per cluster
+# The shared and local windows in the generic space: their bases are c[0x0][0x18] (shared, sm_75-89) or
+# SR_SWINHI:0 (shared, sm_90) and c[0x0][0x20] (local), 64 bits each. Here a base is HIGH:0, a high word no
+# real address has; generic accesses of a kernel that reads one map HIGH:offset to that offset in the
+# kernel's shared memory or local frame, and QSPC.S tests for the shared one.
+WINDOWS = {0x18: "shared", 0x20: "local"}  # constant bank 0 offset -> the window whose base it holds
+WINDOW_HIGH = {"shared": 0xC0DE0000, "local": 0xC0DF0000}
 INTEGER_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
 FLOAT_COMPARISONS = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
                      "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan"}
@@ -45,6 +52,14 @@ MEMORY_TYPES = {"U8": ("u8", 1), "S8": ("s8", 1), "U16": ("u16", 2), "S16": ("s1
 ATOMIC_OPERATIONS = {"ADD": "add", "MIN": "min", "MAX": "max", "INC": "inc", "DEC": "dec", "AND": "and",
                      "OR": "or", "XOR": "xor", "EXCH": "exch"}
 ROUNDINGS = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}
+# Opcodes (uniform U- forms included) that only compute registers and predicates from registers, immediates
+# and non-indexed constants: safe to run where their guard fails, their result then not written. Memory,
+# warp collectives, barriers and control flow are not: those keep a branch around them.
+SPECULATABLE = {"MOV", "MOV32I", "IMAD", "IADD3", "VIADD", "VIADDMNMX", "LEA", "LOP3", "PLOP3", "SHF", "SEL",
+                "IMNMX", "VIMNMX", "VIMNMX3", "IABS", "POPC", "FLO", "BREV", "PRMT", "ISETP", "FADD", "FMUL", "FFMA",
+                "FMNMX", "FSEL", "FSETP", "FSET", "DSETP", "DADD", "DMUL", "DFMA", "MUFU", "FRND", "I2FP", "F2I",
+                "I2F", "F2F", "I2I", "F2FP", "HSET2", "HADD2", "HMUL2", "HFMA2", "HSETP2", "HMNMX2", "S2R", "CS2R",
+                "P2R", "R2P", "R2UR", "FCHK", "VABSDIFF4", "IDP", "SGXT", "BMSK"}
 
 
 def bits_of(value: float) -> int:
@@ -71,6 +86,14 @@ class SassLifter(Emitter):
         self.local: str | None = None
         self.return_sites: list[int] = []
         self.module_globals: dict[str, str] = {}  # name -> definition
+        self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
+        self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
+        self.inlined: list[tuple[set[str], str, str]] = []  # the copies being emitted: (labels, suffix, return)
+        # the windows whose generic addresses the kernel makes (it reads their base): see WINDOW_HIGH
+        self.windows = {"shared" for i in kernel.instructions for o in i.operands
+                        if isinstance(o, Special) and o.name == "SR_SWINHI"} | {
+            WINDOWS[o.offset - o.offset % 8] for i in kernel.instructions for o in i.operands
+            if isinstance(o, Constant) and o.bank == 0 and o.offset - o.offset % 8 in WINDOWS and o.register is None}
 
     def fail(self, why: str) -> Unsupported:
         where = f": '{self.current.text}' at {self.current.address:#06x}" if self.current else ""
@@ -91,23 +114,74 @@ class SassLifter(Emitter):
         self.return_sites = [after.address for call, after in zip(self.kernel.instructions,
                                                                    self.kernel.instructions[1:])
                              if call.opcode == "CALL"]
-        for instruction in self.kernel.instructions:
+        divisions = float_divisions(self.kernel.instructions)
+        dividing = {division.remainder: division for division in divisions.values()}
+        operands: dict[int, tuple[str, str]] = {}  # a division's result index -> (a, b)
+        unary = unary_idioms(self.kernel.instructions)  # roots and reciprocals: the result's index -> idiom
+        reading = {idiom.read_at: idiom for idiom in unary.values()}
+        read: dict[int, str] = {}  # an idiom's result index -> x's value
+        # past a branch that now always skips its slow path, up to the branch's target: code never run
+        branches = {division.branch for division in divisions.values()} | {idiom.branch for idiom in unary.values()}
+        never = {j for branch in branches for j in range(branch + 1, self.target_index(branch))}
+        self.subroutines = subroutines(self.kernel.instructions)
+        inside = {j for region in self.subroutines.values() for j in region}
+        for index, instruction in enumerate(self.kernel.instructions):
+            if index in never or index in inside:  # subroutines are emitted at each call (op_CALL)
+                continue
             for label in instruction.labels:
                 self.place_label(self.label(label))
             if instruction.address in self.return_sites:
-                self.place_label(f"return.{instruction.address}")
+                self.place_label(self.return_label(instruction.address))
             if instruction.opcode == "NOP" or (instruction.opcode == "BRA" and self.is_self_loop(instruction)):
                 if instruction.opcode == "BRA":
                     self.emit("unreachable")  # padding after the last EXIT: nothing falls into it
                     self.terminated = True
                 continue
             self.current = instruction
-            self.instruction(instruction, labels)
+            if index in divisions:  # the division's result: a / b, rounded once (div.rn, v_div_scale...)
+                self.division(instruction, divisions[index], *operands[index])
+            elif index in branches:  # past the slow path, which the result makes unnecessary
+                self.branch(self.label(instruction.operands[-1].label))  # type: ignore[union-attr]
+            elif index in unary:  # sqrt(x) or 1 / x, rounded once
+                self.unary_idiom(instruction, unary[index], read[index])
+            else:
+                if index in reading:
+                    idiom = reading[index]
+                    value = (self.float64 if idiom.precision == "f64" else self.float32)(idiom.operand)
+                    read[idiom.result] = self.negate(idiom.precision, value) if idiom.negated else value
+                if index in dividing:
+                    operands[dividing[index].result] = self.division_operands(dividing[index])
+                self.instruction(instruction, labels)
         self.current = None
         if not self.terminated:
             self.emit("ret void")
             self.terminated = True
         return self.function_text(self.kernel_head(self.kernel.name, signature))
+
+    def division_operands(self, division: Division) -> tuple[str, str]:
+        """(a, b) of a division, read where its remainder is made (which may overwrite either)."""
+        read = self.float64 if division.precision == "f64" else self.float32
+        divisor = read(division.divisor)
+        if division.divisor_negated:
+            divisor = self.negate(division.precision, divisor)
+        return read(division.dividend), divisor
+
+    def unary_idiom(self, instruction: SassInstruction, idiom: UnaryIdiom, x: str) -> None:
+        llvm_type = value_type(idiom.precision)
+        result = self.unary("llvm.sqrt", idiom.precision, x) if idiom.operation == "sqrt" else \
+            self.value(f"fdiv {llvm_type} 1.0, {x}")
+        if idiom.precision == "f64":
+            self.write64(instruction.operands[0], self.value(f"bitcast double {result} to i64"))
+        else:
+            self.write32(instruction.operands[0], self.value(f"bitcast float {result} to i32"))
+
+    def division(self, instruction: SassInstruction, division: Division, dividend: str, divisor: str) -> None:
+        llvm_type = value_type(division.precision)
+        quotient = self.value(f"fdiv {llvm_type} {dividend}, {divisor}")
+        if division.precision == "f64":
+            self.write64(instruction.operands[0], self.value(f"bitcast double {quotient} to i64"))
+        else:
+            self.write32(instruction.operands[0], self.value(f"bitcast float {quotient} to i32"))
 
     @staticmethod
     def is_self_loop(instruction: SassInstruction) -> bool:
@@ -115,8 +189,19 @@ class SassLifter(Emitter):
         target = instruction.operands[0] if instruction.operands else None
         return isinstance(target, BranchTarget) and target.label in instruction.labels
 
-    @staticmethod
-    def label(name: str) -> str:
+    def return_label(self, address: int) -> str:
+        """The block after a CALL (at `address`): in a subroutine's copy, that copy's own."""
+        return f"return.{address}{self.inlined[-1][1] if self.inlined else ''}"
+
+    def target_index(self, branch: int) -> int:
+        """The index of the instruction a branch's target label names."""
+        label = self.kernel.instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        return next(j for j, i in enumerate(self.kernel.instructions) if label in i.labels)
+
+    def label(self, name: str) -> str:
+        """A listing label's block; inside a subroutine's copy (op_CALL), that copy's own."""
+        if self.inlined and name in self.inlined[-1][0]:
+            return quote(f"L{name}{self.inlined[-1][1]}")
         return quote(f"L{name}")
 
     def instruction(self, instruction: SassInstruction, labels: set[str]) -> None:
@@ -133,6 +218,15 @@ class SassLifter(Emitter):
         try:
             if guard is None or (guard.index is None and not guard.inverted) or base == "BRA":
                 handler(instruction)
+            elif (base in SPECULATABLE or base.removeprefix("U") in SPECULATABLE) and not any(
+                    isinstance(o, Constant) and o.register is not None for o in instruction.operands):
+                # Computed unconditionally, written where the guard holds: selects, not a branch per
+                # instruction (what a compiler would make of `if (p) x = y op z`).
+                self.write_guard = self.predicate(guard)
+                try:
+                    handler(instruction)
+                finally:
+                    self.write_guard = None
             else:
                 self.guarded(self.predicate(guard), lambda: handler(instruction))
         except (ValueError, IndexError, StopIteration, TypeError) as error:
@@ -168,6 +262,9 @@ class SassLifter(Emitter):
         if operand.index is None:
             return
         pointer, _ = self.slot_of(operand.kind, operand.index)
+        if self.write_guard is not None:
+            old = self.value(f"load i1, {self.alloca_ptr()} {pointer}")
+            value = self.value(f"select i1 {self.write_guard}, i1 {value}, i1 {old}")
         self.emit(f"store i1 {value}, {self.alloca_ptr()} {pointer}")
 
     def register32(self, register: Register, offset: int = 0) -> str:
@@ -182,6 +279,9 @@ class SassLifter(Emitter):
         if operand.index is None:
             return
         pointer, _ = self.slot_of(operand.kind, operand.index + offset)
+        if self.write_guard is not None:
+            old = self.value(f"load i32, {self.alloca_ptr()} {pointer}")
+            value = self.value(f"select i1 {self.write_guard}, i32 {value}, i32 {old}")
         self.emit(f"store i32 {value}, {self.alloca_ptr()} {pointer}")
 
     def write64(self, operand: object, value: str) -> None:
@@ -269,6 +369,8 @@ class SassLifter(Emitter):
     def special_value(self, operand: Special) -> str:
         if operand.name in ZERO_SPECIALS:
             return "0"
+        if operand.name == "SR_SWINHI":
+            return str(WINDOW_HIGH["shared"] - (1 << 32))
         name = SPECIAL_REGISTERS.get(operand.name)
         found = self.special_register(name) if name else None
         if found is None:
@@ -301,6 +403,10 @@ class SassLifter(Emitter):
             return str(self.frame_top())
         if offset in MEMORY_DESCRIPTORS:
             return "0"
+        if offset in WINDOWS:  # a window's base, whole or its low word (0)
+            return str(WINDOW_HIGH[WINDOWS[offset]] << 32) if size == 8 else "0"
+        if offset - 4 in WINDOWS and size == 4:  # its high word
+            return str(WINDOW_HIGH[WINDOWS[offset - 4]] - (1 << 32))
         raise self.fail(f"constant bank 0 offset {offset:#x} (outside the parameters)")
 
     def parameter_bytes(self, offset: int, size: int) -> str:
@@ -394,6 +500,9 @@ class SassLifter(Emitter):
             if operand.uniform is not None and operand.base is not None and operand.base.index is not None:
                 base = self.value(f"add i64 {base}, {self.value(f'zext i32 {self.register32(operand.uniform)} to i64')}")
             number = 1 if space == "global" else 0
+            if space == "generic" and self.windows:
+                address = self.value(f"add i64 {base}, {operand.offset}") if operand.offset else base
+                return self.generic_pointer(address), 0
             pointer = self.integer_pointer(base, "i64", number)
             if operand.offset:
                 pointer = self.offset_pointer(pointer, number, operand.offset)
@@ -416,6 +525,41 @@ class SassLifter(Emitter):
         frame = self.local_base()
         return (self.offset_pointer(frame, self.target.alloca_space, self.value(f"zext i32 {total} to i64")),
                 self.target.alloca_space)
+
+    def in_window(self, window: str, address: str) -> str:
+        """Whether a generic address is in the shared or local window (its high word the window's)."""
+        high = self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32')} to i32")
+        return self.value(f"icmp eq i32 {high}, {WINDOW_HIGH[window] - (1 << 32)}")
+
+    def generic_pointer(self, address: str) -> str:
+        """A generic address as a pointer; one in a window the kernel uses becomes its shared memory's or
+        local frame's, as generic."""
+        pointer = self.integer_pointer(address, "i64", 0)
+        for window in sorted(self.windows):
+            offset = self.value(f"trunc i64 {address} to i32")
+            if window == "shared":
+                space = 3
+                base = SHARED_WINDOW_BASE.get(self.kernel.arch, 0)
+                if base:
+                    offset = self.value(f"sub i32 {offset}, {base}")
+                offset = self.value(f"and i32 {offset}, 16777215")  # above bit 24: the CTA's cluster rank
+                place = self.shared_pointer(self.value(f"zext i32 {offset} to i64"))
+            else:
+                space = self.target.alloca_space
+                place = self.offset_pointer(self.local_base(), space, self.value(f"zext i32 {offset} to i64"))
+            inside = self.space_cast(place, space, 0)
+            pointer = self.value(f"select i1 {self.in_window(window, address)}, ptr {inside}, ptr {pointer}")
+        return pointer
+
+    def op_QSPC(self, instruction: SassInstruction) -> None:
+        """QSPC.E.S p, RZ, [a]: whether the generic address a is in the shared window (__isShared)."""
+        flag, _, operand = instruction.operands
+        if not instruction.has("S") or not isinstance(operand, Address) or operand.base is None:
+            raise self.fail("QSPC of a space other than shared")
+        if "shared" not in self.windows:  # no shared address was made generic here
+            self.set_predicate(flag, "false")
+            return
+        self.set_predicate(flag, self.in_window("shared", self.int64(operand.base)))
 
     def shared_pointer(self, offset: str) -> str:
         """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
@@ -443,19 +587,29 @@ class SassLifter(Emitter):
         operands = instruction.operands
         destination = operands[0]
         signed = not instruction.has("U32")
-        if instruction.has("WIDE"):
+        if instruction.has("WIDE", "HI"):
+            # The addend is 64 bits for both (a register pair: ptxas' division puts a reciprocal in the high
+            # register and zero in the low one); .WIDE keeps a * b + c whole, .HI its high word.
             a, b = (self.int32(o) for o in operands[1:3])
             extend = "sext" if signed else "zext"
             product = self.value(f"mul i64 {self.value(f'{extend} i32 {a} to i64')}, "
                                  f"{self.value(f'{extend} i32 {b} to i64')}")
-            self.write64(destination, self.value(f"add i64 {product}, {self.int64(operands[3])}"))
-            return
-        a, b, c = (self.int32(o) for o in operands[1:4])
-        if instruction.has("HI"):
-            product, _ = self.multiply("hi", a, b, "s32" if signed else "u32")
-            result = self.value(f"add i32 {product}, {c}")
+            total = self.value(f"add i64 {product}, {self.int64(operands[3])}")
+            if instruction.has("WIDE"):
+                self.write64(destination, total)
+                return
+            result = self.value(f"trunc i64 {self.value(f'lshr i64 {total}, 32')} to i32")
         else:
-            result = self.value(f"add i32 {self.value(f'mul i32 {a}, {b}')}, {c}")
+            a, b = (self.int32(o) for o in operands[1:3])
+            product = self.value(f"mul i32 {a}, {b}")
+            if instruction.has("X") and getattr(operands[3], "inverted", False):
+                # a * b + ~c + carry: c subtracted with a borrow of !carry (a 64-bit subtraction's high word)
+                borrow = self.value(f"xor i1 {self.predicate_operand(operands[4])}, true")
+                result, _ = self.add_with_carry([(product, False), (self.raw32(operands[3]), True),
+                                                 (self.value(f"zext i1 {borrow} to i32"), True)], False)
+                self.write32(destination, result)
+                return
+            result = self.value(f"add i32 {product}, {self.int32(operands[3])}")
         if instruction.has("X"):
             carry = self.value(f"zext i1 {self.predicate_operand(operands[4])} to i32")
             result = self.value(f"add i32 {result}, {carry}")
@@ -470,43 +624,97 @@ class SassLifter(Emitter):
         while isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") and len(operands) > 3:
             carries_out.append(operands.pop(0))
         sources, carries_in = operands[:3], operands[3:] if instruction.has("X") else []
-        if len(carries_out) > 1:
-            raise self.fail("IADD3 with two carry outputs")
-        terms = []
-        ones = 0
+        terms: list[tuple[str, bool]] = []  # (value, subtracted)
+        pending = [] if carries_out else list(carries_in)
         for operand in sources:
             raw = self.raw32(operand)
-            if getattr(operand, "negated", False):
-                raw = self.value(f"xor i32 {raw}, -1")
-                ones += 1
+            if getattr(operand, "inverted", False) and pending:
+                # ~x + carry is x subtracted with a borrow of !carry (a 64-bit subtraction's high word; the
+                # targets' subtract-with-borrow): the same sum, and no carry out is wanted
+                borrow = self.value(f"xor i1 {self.predicate_operand(pending.pop(0))}, true")
+                terms += [(raw, True), (self.value(f"zext i1 {borrow} to i32"), True)]
             elif getattr(operand, "inverted", False):
-                raw = self.value(f"xor i32 {raw}, -1")
-            terms.append(self.value(f"zext i32 {raw} to i64"))
-        total = self.value(f"add i64 {self.value(f'add i64 {terms[0]}, {terms[1]}')}, {terms[2]}")
-        if ones:
-            total = self.value(f"add i64 {total}, {ones}")
-        for carry in carries_in:
-            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry)} to i64')}")
-        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
-        for carry in carries_out:
-            self.set_predicate(carry, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+                terms.append((self.value(f"xor i32 {raw}, -1"), False))
+            elif not (isinstance(operand, Register) and operand.is_zero):
+                terms.append((raw, getattr(operand, "negated", False)))
+        unpaired = pending if not carries_out else carries_in
+        terms += [(self.value(f"zext i1 {self.predicate_operand(carry)} to i32"), False) for carry in unpaired]
+        total, carry = self.add_with_carry(terms, bool(carries_out))
+        self.write32(destination, total)
+        # The carry (0 to 2) is counted by the carry-out predicates, which a 64-bit sum's IADD3.X adds up
+        # again: the first holds when it is at least 1, the second when it is 2.
+        for count, predicate in enumerate(carries_out, 1):
+            self.set_predicate(predicate, self.value(f"icmp uge i32 {carry}, {count}"))
+
+    def add_with_carry(self, terms: list[tuple[str, bool]], carry_out: bool) -> tuple[str, str]:
+        """(the 32-bit sum of `terms`, each (value, subtracted), and how many times the adder carried out
+        of bit 31: "0" unless `carry_out`). A subtracted term is its complement plus one, as the adder
+        takes it: it carries where no borrow is. Each step's overflow is llvm.u{add,sub}.with.overflow's,
+        which the targets turn into their add (subtract) with carry instructions."""
+        total, carry = "0", "0"
+        for index, (term, subtracted) in enumerate(terms):
+            if index == 0 and not subtracted:
+                total = term
+                continue
+            operation = "sub" if subtracted else "add"
+            if not carry_out:
+                total = self.value(f"{operation} i32 {total}, {term}")
+                continue
+            overflowing = self.intrinsic(f"llvm.u{operation}.with.overflow", "i32", 2, "{i32, i1}")
+            pair = self.value(f"call {{i32, i1}} {overflowing}(i32 {total}, i32 {term})")
+            total = self.value(f"extractvalue {{i32, i1}} {pair}, 0")
+            overflow = self.value(f"extractvalue {{i32, i1}} {pair}, 1")
+            if subtracted:
+                overflow = self.value(f"xor i1 {overflow}, true")
+            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {overflow} to i32')}")
+        return total, carry
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
-        """VIADD d, a, b (sm_90): a + b."""
+        """VIADD[.16x2] d, a, b (sm_90): a + b (per 16-bit half with .16x2)."""
         destination, *sources = instruction.operands
-        total = "0"
-        for operand in sources:
-            total = self.value(f"add i32 {total}, {self.int32(operand)}")
-        self.write32(destination, total)
+        lanes, _ = self.integer_lanes(instruction)
+        total = self.lane_value(self.int32(sources[0]), lanes)
+        for operand in sources[1:]:
+            total = self.value(f"add {lanes} {total}, {self.lane_value(self.int32(operand), lanes)}")
+        self.write32(destination, self.value(f"bitcast {lanes} {total} to i32"))
 
     def op_VIADDMNMX(self, instruction: SassInstruction) -> None:
-        """VIADDMNMX[.U32] d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
+        """VIADDMNMX d, a, b, c, p (sm_90): min (p) or max (!p) of a + b and c."""
         destination, a, b, c, which = instruction.operands
-        ptx_type = "u32" if instruction.has("U32") else "s32"
-        total = self.value(f"add i32 {self.int32(a)}, {self.int32(b)}")
-        other = self.int32(c)
-        low, high = self.min_max("min", ptx_type, total, other), self.min_max("max", ptx_type, total, other)
-        self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
+        lanes, _ = self.integer_lanes(instruction)
+        total = self.value(f"add {lanes} {self.lane_value(self.int32(a), lanes)}, {self.lane_value(self.int32(b), lanes)}")
+        self.write32(destination, self.lane_min_max(instruction, [total, self.lane_value(self.int32(c), lanes)], which))
+
+    def integer_lanes(self, instruction: SassInstruction) -> tuple[str, bool]:
+        """(the LLVM type of an integer SIMD instruction's lanes: i32, or <2 x i16> for .16x2 forms; signed)."""
+        known = {"U32", "U16x2", "S16x2", "16x2", "RELU"}
+        unknown = [m for m in instruction.modifiers if m not in known]
+        if unknown:
+            raise self.fail(f"{instruction.opcode} with .{'.'.join(unknown)}")
+        lanes = "<2 x i16>" if any(m.endswith("16x2") for m in instruction.modifiers) else "i32"
+        return lanes, not instruction.has("U32", "U16x2")
+
+    def lane_value(self, value: str, lanes: str) -> str:
+        return value if lanes == "i32" else self.value(f"bitcast i32 {value} to {lanes}")
+
+    def lane_min_max(self, instruction: SassInstruction, values: list[str], which: object) -> str:
+        """The minimum (which) or maximum (!which) of `values` (already in lanes), per lane; .RELU: then at
+        least 0. As an i32."""
+        lanes, signed = self.integer_lanes(instruction)
+        prefix = "s" if signed else "u"
+
+        def fold(operation: str) -> str:
+            function = self.intrinsic(f"llvm.{prefix}{operation}", lanes, 2)
+            result = values[0]
+            for other in values[1:]:
+                result = self.value(f"call {lanes} {function}({lanes} {result}, {lanes} {other})")
+            return result
+
+        chosen = self.value(f"select i1 {self.predicate_operand(which)}, {lanes} {fold('min')}, {lanes} {fold('max')}")
+        if instruction.has("RELU"):
+            function = self.intrinsic("llvm.smax", lanes, 2)
+            chosen = self.value(f"call {lanes} {function}({lanes} {chosen}, {lanes} zeroinitializer)")
+        return self.value(f"bitcast {lanes} {chosen} to i32")
 
     def op_LEA(self, instruction: SassInstruction) -> None:
         """LEA d, [P,] a, b, shift: (a << shift) + b; LEA.HI d, [P,] a, b, high, shift: b + the high word of
@@ -526,17 +734,22 @@ class SassLifter(Emitter):
                 high = self.value(f"ashr i32 {a}, 31")
             else:
                 high = self.int32(operands[2])
-            pair = self.pair(a, high)
-            shifted = self.value(f"shl i64 {pair}, {self.value(f'zext i32 {shift} to i64')}")
-            part = self.value(f"trunc i64 {self.value(f'lshr i64 {shifted}, 32')} to i32")
+            part = self.funnel("fshl", high, a, shift)
         else:
             part = self.value(f"shl i32 {a}, {shift}")
-        total = self.value(f"add i64 {self.value(f'zext i32 {part} to i64')}, {self.value(f'zext i32 {b} to i64')}")
+        terms = [(part, False), (b, False)]
         if carry_in is not None:
-            total = self.value(f"add i64 {total}, {self.value(f'zext i1 {self.predicate_operand(carry_in)} to i64')}")
-        self.write32(destination, self.value(f"trunc i64 {total} to i32"))
+            terms.append((self.value(f"zext i1 {self.predicate_operand(carry_in)} to i32"), False))
+        total, carry = self.add_with_carry(terms, carry_out is not None)
+        self.write32(destination, total)
         if carry_out is not None:
-            self.set_predicate(carry_out, self.value(f"icmp ne i64 {self.value(f'lshr i64 {total}, 32')}, 0"))
+            self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
+
+    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
+        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
+        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
+        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
+        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
         """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
@@ -574,6 +787,11 @@ class SassLifter(Emitter):
         left = instruction.has("L")
         signed = instruction.has("S32", "S64")
         limit = 64 if instruction.has("U64", "S64") else 32
+        if isinstance(amount, Immediate) and 0 < amount.integer() < 32 and not signed and (
+                instruction.has("HI") == left):  # a funnel shift: the word of high:low that stays
+            direction = "fshl" if left else "fshr"
+            self.write32(destination, self.funnel(direction, self.int32(high), self.int32(low), self.raw32(amount)))
+            return
         pair = self.pair(self.int32(low), self.int32(high))
         count = self.int32(amount)
         count = self.value(f"and i32 {count}, 31") if instruction.has("W") else \
@@ -595,7 +813,45 @@ class SassLifter(Emitter):
         low, high = self.min_max("min", ptx_type, a, b), self.min_max("max", ptx_type, a, b)
         self.write32(destination, self.select("b32", self.predicate_operand(which), low, high))
 
-    op_VIMNMX = op_IMNMX
+    def op_VIMNMX(self, instruction: SassInstruction) -> None:
+        """VIMNMX[.U32|.S16x2|.U16x2][.RELU] d, a, b, p (sm_90): the minimum (p) or maximum (!p), per lane."""
+        destination, *sources, which = instruction.operands
+        lanes, _ = self.integer_lanes(instruction)
+        self.write32(destination, self.lane_min_max(instruction, [self.lane_value(self.int32(o), lanes)
+                                                                  for o in sources], which))
+
+    op_VIMNMX3 = op_VIMNMX  # of three
+
+    def op_VABSDIFF(self, instruction: SassInstruction) -> None:
+        """VABSDIFF[.U32] d, a, b, c: |a - b| + c (__sad, __usad), signed unless .U32."""
+        destination, a, b, c = instruction.operands
+        ptx_type = "u32" if instruction.has("U32") else "s32"
+        x, y = self.int32(a), self.int32(b)
+        difference = self.value(f"sub i32 {self.min_max('max', ptx_type, x, y)}, {self.min_max('min', ptx_type, x, y)}")
+        self.write32(destination, self.value(f"add i32 {difference}, {self.int32(c)}"))
+
+    def op_VABSDIFF4(self, instruction: SassInstruction) -> None:
+        """VABSDIFF4.{U8,S8}[.ACC] d, a, b, c: per byte |a - b| (__vabsdiffu4/s4), plus c's byte; .ACC: the
+        four differences summed, plus c (__vsadu4)."""
+        destination, a, b, c = instruction.operands
+        signed = instruction.has("S8")
+        x, y = (self.value(f"bitcast i32 {self.int32(o)} to <4 x i8>") for o in (a, b))
+        extend = "sext" if signed else "zext"
+        wide_x, wide_y = (self.value(f"{extend} <4 x i8> {v} to <4 x i16>") for v in (x, y))
+        difference = self.value(f"sub <4 x i16> {wide_x}, {wide_y}")
+        absolute = self.declare("llvm.abs.v4i16", "declare <4 x i16> @llvm.abs.v4i16(<4 x i16>, i1)")
+        magnitude = self.value(f"call <4 x i16> {absolute}(<4 x i16> {difference}, i1 false)")
+        addend = self.int32(c)
+        if instruction.has("ACC"):
+            reduce = self.declare("llvm.vector.reduce.add.v4i16",
+                                  "declare i16 @llvm.vector.reduce.add.v4i16(<4 x i16>)")
+            total = self.value(f"call i16 {reduce}(<4 x i16> {magnitude})")
+            self.write32(destination, self.value(f"add i32 {self.value(f'zext i16 {total} to i32')}, {addend}"))
+            return
+        bytes_ = self.value(f"bitcast <4 x i8> {self.value(f'trunc <4 x i16> {magnitude} to <4 x i8>')} to i32")
+        summed = self.value(f"add <4 x i8> {self.value(f'bitcast i32 {bytes_} to <4 x i8>')}, "
+                            f"{self.value(f'bitcast i32 {addend} to <4 x i8>')}")
+        self.write32(destination, self.value(f"bitcast <4 x i8> {summed} to i32"))
 
     def op_IABS(self, instruction: SassInstruction) -> None:
         self.write32(instruction.operands[0], self.absolute("s32", self.int32(instruction.operands[1])))
@@ -666,6 +922,11 @@ class SassLifter(Emitter):
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
         result = self.fma("f32", a, b, "-0.0", rounding) if rounding else self.value(f"fmul float {a}, {b}")
+        # .D2/.D4/.D8/.M2/.M4/.M8: the product scaled by a power of two (ptxas folds x * y / 2 into FMUL.D2)
+        scale = next((int(m[1]) if m[0] == "M" else 1 / int(m[1]) for m in instruction.modifiers
+                      if m in ("D2", "D4", "D8", "M2", "M4", "M8")), None)
+        if scale is not None:
+            result = self.value(f"fmul float {result}, {float_constant(scale, 'f32')}")
         self.float_result(instruction, result)
 
     def op_FFMA(self, instruction: SassInstruction) -> None:
@@ -685,6 +946,9 @@ class SassLifter(Emitter):
 
     def op_FSETP(self, instruction: SassInstruction) -> None:
         operands = instruction.operands
+        if instruction.has("MAX", "MIN"):
+            self.selection_predicates(instruction, "f32", self.float32(operands[2]), self.float32(operands[3]))
+            return
         comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
         result = self.compare(comparison, "f32", self.float32(operands[2]), self.float32(operands[3]))
         self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
@@ -701,9 +965,29 @@ class SassLifter(Emitter):
 
     def op_DSETP(self, instruction: SassInstruction) -> None:
         operands = instruction.operands
+        if instruction.has("MAX", "MIN"):
+            self.selection_predicates(instruction, "f64", self.float64(operands[2]), self.float64(operands[3]))
+            return
         comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
         result = self.compare(comparison, "f64", self.float64(operands[2]), self.float64(operands[3]))
         self.combine_predicates(instruction, result, operands[0], operands[1], operands[4])
+
+    def selection_predicates(self, instruction: SassInstruction, ptx_type: str, a: str, b: str) -> None:
+        """{F,D}SETP.{MAX,MIN}.op p, q, a, b, c (ptxas' fmax/fmin, the result then chosen by SEL/FSEL):
+        p = whether a is the maximum (minimum), a NaN losing to a number; q = whether both are NaN (the
+        result is then a quiet NaN). Each combined with c."""
+        which = "max" if instruction.has("MAX") else "min"
+        llvm_type = value_type(ptx_type)
+        chosen = self.min_max(which, ptx_type, a, b)
+        bits = f"i{width(ptx_type)}"
+        is_a = self.value(f"icmp eq {bits} {self.value(f'bitcast {llvm_type} {chosen} to {bits}')}, "
+                          f"{self.value(f'bitcast {llvm_type} {a} to {bits}')}")
+        both_nan = self.value(f"and i1 {self.value(f'fcmp uno {llvm_type} {a}, {a}')}, "
+                              f"{self.value(f'fcmp uno {llvm_type} {b}, {b}')}")
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(instruction.operands[4])
+        self.set_predicate(instruction.operands[0], self.value(f"{operation} i1 {is_a}, {c}"))
+        self.set_predicate(instruction.operands[1], self.value(f"{operation} i1 {both_nan}, {c}"))
 
     def double_result(self, instruction: SassInstruction, value: str) -> None:
         self.write64(instruction.operands[0], self.value(f"bitcast double {value} to i64"))
@@ -1182,17 +1466,48 @@ class SassLifter(Emitter):
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
 
     def op_CALL(self, instruction: SassInstruction) -> None:
-        """CALL.REL(.NOINC) to a subroutine of the same listing; its RET goes back by the return address."""
+        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths): a copy of it at each
+        call, whose RET goes back to the instruction after this CALL. One shared copy would join every
+        caller's live values in it (registers spilled by the hundred); a copy per call keeps them apart.
+        A CALL to a label of the kernel's own code (ptxas' jump with a convergence point) is a branch."""
         target = instruction.operands[-1]
         if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
                 target.label in i.labels for i in self.kernel.instructions):
             name = target.label if isinstance(target, BranchTarget) else str(target)
             raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
+        region = self.subroutines.get(target.label)
+        if region is None:
+            self.branch(self.label(target.label))
+            return
+        if len(self.inlined) >= 4 or any(target.label in labels for labels, _, _ in self.inlined):
+            raise self.fail(f"a call to {target.label} nested too deep (or recursive)")
+        instructions = self.kernel.instructions
+        back = self.return_label(instructions[instructions.index(instruction) + 1].address)
+        number = self.counter = self.counter + 1
+        self.inlined.append(({label for j in region for label in instructions[j].labels}, f".c{number}", back))
         self.branch(self.label(target.label))
+        for j in region:
+            for label in instructions[j].labels:
+                self.place_label(self.label(label))
+            if instructions[j].address in self.return_sites:
+                self.place_label(self.return_label(instructions[j].address))
+            if instructions[j].opcode == "NOP" or (instructions[j].opcode == "BRA" and self.is_self_loop(instructions[j])):
+                continue
+            self.current = instructions[j]
+            self.instruction(instructions[j], set())
+        if not self.terminated:
+            self.emit("unreachable")  # a subroutine ends in its RET
+            self.terminated = True
+        self.inlined.pop()
+        self.current = instruction
 
     def op_RET(self, instruction: SassInstruction) -> None:
-        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL)."""
+        """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL): in a
+        subroutine's copy, after its CALL."""
         register = instruction.operands[0]
+        if self.inlined:
+            self.branch(self.inlined[-1][2])
+            return
         if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
             raise self.fail("a return that is not to a call site")
         address = self.register32(register)
@@ -1228,6 +1543,285 @@ class SassLifter(Emitter):
 
     def op_BPT(self, instruction: SassInstruction) -> None:
         self.trap()
+
+
+@dataclass(frozen=True)
+class Division:
+    """A division ptxas open-coded: where its result is made, of what, and the branch past its slow path."""
+
+    result: int  # the index of the instruction that makes the quotient
+    remainder: int  # the index of the one that makes the remainder: a and b are read there
+    precision: str  # "f32" or "f64"
+    dividend: object  # operands
+    divisor: object
+    divisor_negated: bool  # the divisor operand as written is -b
+    branch: int  # the index of the branch that skips the slow path
+
+
+@dataclass(frozen=True)
+class UnaryIdiom:
+    """A square root or reciprocal ptxas open-coded: x is read at `read_at` (before the code overwrites
+    it), the result made at `result`, and `branch` goes past the slow path's CALL."""
+
+    result: int
+    read_at: int
+    operand: object  # x, or -x where `negated`
+    branch: int
+    operation: str  # "sqrt" or "rcp"
+    precision: str  # "f32" or "f64"
+    negated: bool = False
+
+
+def unary_idioms(instructions: list[SassInstruction]) -> dict[int, UnaryIdiom]:
+    """Every square root and reciprocal of a kernel (the finders below), by the index of its result."""
+    found = {}
+    for finder, operation, precision, negated in ((float_square_roots, "sqrt", "f32", False),
+                                                  (double_square_roots, "sqrt", "f64", False),
+                                                  (float_reciprocals, "rcp", "f32", False),
+                                                  (double_reciprocals, "rcp", "f64", True)):
+        for result, (read_at, operand, branch) in finder(instructions).items():
+            found[result] = UnaryIdiom(result, read_at, operand, branch, operation, precision, negated)
+    return found
+
+
+def slow_path_calls(instructions: list[SassInstruction], marker: str) -> list[tuple[int, int]]:
+    """(the CALL, the branch past it) of each call of a slow-path subroutine whose name has `marker`: the
+    guarded BRA at most 9 instructions before it, in the same block, to a label just after it."""
+    found = []
+    for call, instruction in enumerate(instructions):
+        target = instruction.operands[-1] if instruction.operands else None
+        if instruction.opcode != "CALL" or not isinstance(target, BranchTarget) or marker not in target.label:
+            continue
+        after = {label for i in instructions[call + 1:call + 6] for label in i.labels}
+        branch = next((j for j in range(call - 1, max(call - 10, -1), -1)
+                       if instructions[j].opcode == "BRA" and instructions[j].guard is not None
+                       and isinstance(instructions[j].operands[-1], BranchTarget)
+                       and instructions[j].operands[-1].label in after), None)  # type: ignore[union-attr]
+        if branch is not None and not any(i.labels for i in instructions[branch + 1:call + 1]):
+            found.append((call, branch))
+    return found
+
+
+def subroutines(instructions: list[SassInstruction]) -> dict[str, range]:
+    """The subroutines of a kernel's listing (after its code: `$__internal_...` functions, CUDA's slow
+    paths), by their label: from it to the next such label, or the end."""
+    starts = [j for j, i in enumerate(instructions) if any(label.startswith("$") for label in i.labels)]
+    return {label: range(start, end) for start, end in zip(starts, [*starts[1:], len(instructions)])
+            for label in instructions[start].labels if label.startswith("$")}
+
+
+def float_divisions(instructions: list[SassInstruction]) -> dict[int, Division]:
+    """ptxas' divisions rounded to nearest (f32 div.rn, f64 div.rn): a refined reciprocal r of b, the
+    quotient q = a * r, the remainder e = a - b * q and the result x = q + r * e, then a branch past the CALL
+    of the slow path (`..._div_rn_...`), which computes what that would round wrongly. Found by that dataflow
+    (the order and registers vary) in the straight-line code before the branch; each: the result's index ->
+    the division. Its whole meaning is one IEEE division, which both targets compile correctly rounded."""
+    found = {}
+    for call, branch in slow_path_calls(instructions, "_div_rn_"):
+        label = instructions[call].operands[-1].label  # type: ignore[union-attr]
+        precision = "f64" if "f64" in label else "f32"
+        fma, products = ("DFMA", ("DMUL",)) if precision == "f64" else ("FFMA", ("FMUL",))
+        width_ = 2 if precision == "f64" else 1
+        start = branch
+        while start > 0 and branch - start < 24 and not instructions[start].labels:
+            start -= 1
+        window = range(start, branch)
+
+        def plain(j: int, *opcodes: str) -> bool:
+            i = instructions[j]
+            return i.opcode in opcodes and not i.modifiers and i.guard is None and \
+                isinstance(i.operands[0], Register) and len(i.operands) >= 3
+
+        def same(x: object, y: object) -> bool:  # the same register (or operand), modifiers aside
+            if isinstance(x, Register) and isinstance(y, Register):
+                return (x.kind, x.index) == (y.kind, y.index)
+            return x == y
+
+        def writes(i: SassInstruction, register: object) -> bool:  # conservatively: a destination near it
+            destination = i.operands[0] if i.operands else None
+            if not (isinstance(destination, Register) and isinstance(register, Register)) or \
+                    destination.kind != register.kind or destination.index is None or register.index is None:
+                return False
+            size = 4 if i.has("128") else 2 if i.has("WIDE", "64") or i.opcode[0] == "D" else 1
+            return -width_ < register.index - destination.index < size
+
+        for quotient in reversed(window):
+            is_product = plain(quotient, *products) or (
+                plain(quotient, fma) and isinstance(instructions[quotient].operands[3], Register)
+                and instructions[quotient].operands[3].is_zero)  # type: ignore[union-attr]
+            if not is_product:
+                continue
+            q = instructions[quotient].operands[0]
+            factors = instructions[quotient].operands[1:3]
+            remainder = next((j for j in window if j > quotient and plain(j, fma)
+                              and any(same(o, q) for o in instructions[j].operands[1:3])
+                              and any(instructions[j].operands[3] == f for f in factors)), None)
+            if remainder is None:
+                continue
+            e, x1, x2, a = instructions[remainder].operands[:4]
+            q_operand, b = (x1, x2) if same(x1, q) else (x2, x1)
+            result = next((j for j in window if j > remainder and plain(j, fma)
+                           and same(instructions[j].operands[3], q)
+                           and not getattr(instructions[j].operands[3], "negated", False)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            x = instructions[result].operands[0]
+            if any(writes(i, x) for i in instructions[result + 1:branch]):
+                continue
+            negated = not getattr(q_operand, "negated", False)  # e = a - b * q: b or q carries the minus
+            found[result] = Division(result, remainder, precision, a, b, negated, branch)
+            break
+    return found
+
+
+def float_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f32 square root rounded to nearest: `@!p BRA` to the fast path past the CALL of the slow path
+    (`..._sqrt_rn_f32_...`); there, from r = MUFU.RSQ x: y = x * r, h = r / 2, e = x - y * y, the result
+    y + e * h. Each: the result's index -> (the index of y, where x is read; x; the branch to the fast
+    path). Its whole meaning is one IEEE square root."""
+    found = {}
+    for call, branch in slow_path_calls(instructions, "_sqrt_rn_f32"):
+        fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
+                     None)
+        if start is None:
+            continue
+        end = start + 1
+        while end < len(instructions) and end - start < 8 and not instructions[end].labels:
+            end += 1
+        block = range(start, end)
+
+        def plain(j: int, opcode: str) -> bool:
+            i = instructions[j]
+            return i.opcode == opcode and i.modifiers in ((), ("FTZ",)) and i.guard is None and \
+                isinstance(i.operands[0], Register) and len(i.operands) >= 3
+
+        def same(x: object, y: object) -> bool:  # the same register, a sign aside
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.absolute and not y.absolute
+
+        for product in block:
+            if not plain(product, "FMUL"):
+                continue
+            y = instructions[product].operands[0]
+            error = next((j for j in block if j > product and plain(j, "FFMA")
+                          and all(same(o, y) for o in instructions[j].operands[1:3])
+                          and [getattr(o, "negated", False) for o in instructions[j].operands[1:3]].count(True) == 1
+                          and any(same(instructions[j].operands[3], f) and not getattr(f, "negated", False)
+                                  for f in instructions[product].operands[1:3])), None)
+            if error is None:
+                continue
+            x = instructions[error].operands[3]
+            e = instructions[error].operands[0]
+            result = next((j for j in block if j > error and plain(j, "FFMA") and same(instructions[j].operands[3], y)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is not None:
+                found[result] = (product, x, branch)
+            break
+    return found
+
+
+def float_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f32 reciprocal rounded to nearest (1.0f / x): a branch to the fast path past the CALL of the
+    slow path (`..._rcp_rn_f32_...`); there, r = MUFU.RCP x refined to the result r + r * e (an FFMA whose
+    addend and a factor are r). Each: the result's index -> (the index of the MUFU.RCP, where x is read; x;
+    the branch to the fast path). Its whole meaning is one IEEE division of 1 by x."""
+    found = {}
+    for call, branch in slow_path_calls(instructions, "_rcp_rn_f32"):
+        fast = instructions[branch].operands[-1].label  # type: ignore[union-attr]
+        start = next((j for j in range(call + 1, min(call + 6, len(instructions))) if fast in instructions[j].labels),
+                     None)
+        if start is None or instructions[start].opcode != "MUFU" or instructions[start].modifiers != ("RCP",) \
+                or instructions[start].guard is not None:
+            continue
+        r, x = instructions[start].operands[:2]
+        end = start + 1
+        while end < len(instructions) and end - start < 8 and not instructions[end].labels:
+            end += 1
+        last = end - 1
+        final = instructions[last]
+        if final.opcode == "FFMA" and not final.modifiers and final.guard is None and final.operands[3] == r \
+                and r in final.operands[1:3] and isinstance(r, Register) and not any(
+                    i.operands and i.operands[0] == r for i in instructions[start + 1:last]):
+            found[last] = (start, x, branch)
+    return found
+
+
+def double_reciprocals(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f64 reciprocal rounded to nearest (1.0 / x): r from MUFU.RCP64H refined by DFMAs to r2, the
+    error e = 1 - x * r2 and the result r2 + r2 * e, then a branch past the CALL of the slow path
+    (`..._dblrcp_rn_...`). Each: the result's index -> (the index of e, where x is read; the operand
+    -x as written; the branch). Its whole meaning is one IEEE division of 1 by x."""
+    found = {}
+    for _, branch in slow_path_calls(instructions, "_dblrcp_rn"):
+        window = range(max(0, branch - 12), branch)
+
+        def plain(j: int) -> bool:
+            i = instructions[j]
+            return i.opcode == "DFMA" and not i.modifiers and i.guard is None and len(i.operands) == 4 \
+                and not any(x.labels for x in instructions[j:branch])
+
+        def same(x: object, y: object) -> bool:
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.negated and not y.negated and not x.absolute and not y.absolute
+
+        for error in reversed(window):
+            if not plain(error) or instructions[error].operands[3] != Immediate("1"):
+                continue
+            e, m1, m2, _ = instructions[error].operands
+            negative, r2 = (m1, m2) if getattr(m1, "negated", False) else (m2, m1)
+            if not getattr(negative, "negated", False) or getattr(r2, "negated", False):
+                continue
+            result = next((j for j in window if j > error and plain(j) and same(instructions[j].operands[3], r2)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])
+                           and any(same(o, r2) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            destination = instructions[result].operands[0]
+            if not any(i.operands and same(i.operands[0], destination) for i in instructions[result + 1:branch]):
+                found[result] = (error, negative, branch)
+            break
+    return found
+
+
+def double_square_roots(instructions: list[SassInstruction]) -> dict[int, tuple[int, object, int]]:
+    """ptxas' f64 square root rounded to nearest: from r = MUFU.RSQ64H x refined by DFMAs, y = x * r, the
+    error e = x - y * y and the result y + e * h, then a branch past the CALL of the slow path
+    (`..._dsqrt_rn_f64_...`) for what that would round wrongly. Each: the result's index -> (the index
+    of e, where x is read; x; the branch). Its whole meaning is one IEEE square root."""
+    found = {}
+    for _, branch in slow_path_calls(instructions, "_dsqrt_rn_f64"):
+        start = branch
+        while start > 0 and branch - start < 24 and not instructions[start].labels:
+            start -= 1
+        window = range(start, branch)
+
+        def plain(j: int) -> bool:
+            i = instructions[j]
+            return i.opcode == "DFMA" and not i.modifiers and i.guard is None and len(i.operands) == 4
+
+        def same(x: object, y: object) -> bool:  # the same register, a sign aside
+            return isinstance(x, Register) and isinstance(y, Register) and (x.kind, x.index) == (y.kind, y.index) \
+                and not x.absolute and not y.absolute
+
+        for error in window:
+            if not plain(error):
+                continue
+            e, m1, m2, x = instructions[error].operands
+            if not same(m1, m2) or [getattr(m1, "negated", False), getattr(m2, "negated", False)].count(True) != 1:
+                continue
+            result = next((j for j in window if j > error and plain(j) and same(instructions[j].operands[3], m1)
+                           and not getattr(instructions[j].operands[3], "negated", False)
+                           and any(same(o, e) for o in instructions[j].operands[1:3])), None)
+            if result is None:
+                continue
+            destination = instructions[result].operands[0]
+            if any(i.operands and same(i.operands[0], destination) for i in instructions[result + 1:branch]):
+                continue
+            found[result] = (error, x, branch)
+            break
+    return found
 
 
 def constant_variables(kernel: SassKernel) -> dict[str, str]:

@@ -59,16 +59,20 @@ def repair_prompt(prompt_format: str, request: RepairRequest) -> str:
 
 _FENCE = re.compile(r"```[ \t]*(?P<tag>[A-Za-z0-9+_-]*)[^\n]*\n(?P<code>.*?)```", re.DOTALL)
 _PREFERRED_TAGS = ("amd", "hip", "cpp", "c++", "cuda", "")
+# An assembly answer: the CASS assembly models' ```hipasm block, else ```amd (cassc's instruction to
+# instruct models), ```asm or an untagged block.
+ASSEMBLY_TAGS = ("hipasm", "amd", "asm", "")
 
 
-def parse_answer(answer: str) -> str:
-    """The code of the answer's ```amd block (else ```hip, ```cpp, ```cuda, or an untagged block)."""
+def parse_answer(answer: str, preferred: tuple[str, ...] = _PREFERRED_TAGS) -> str:
+    """The code of the answer's block of the first `preferred` tag that it has (by default ```amd, else
+    ```hip, ```cpp, ```cuda, or an untagged block)."""
     if len(answer) > MAX_ANSWER_CHARS:
         raise AnswerRejected(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
     blocks: dict[str, str] = {}
     for match in _FENCE.finditer(answer):
         blocks[match.group("tag").lower()] = match.group("code")  # the last block of a kind wins, as in CASS
-    for tag in _PREFERRED_TAGS:
+    for tag in preferred:
         if tag in blocks:
             return blocks[tag]
-    raise AnswerRejected("the answer holds no complete ```amd code block")
+    raise AnswerRejected(f"the answer holds no complete ```{preferred[0]} code block")
