@@ -39,7 +39,10 @@
 #define _CCCL_DEVICE __device__
 #endif
 
+#include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
 #if defined(__cplusplus)
+#include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
+#include <cassc/device_intrinsics.h> /* address spaces, clusters, vector atomics... */
 /* Managed variables: clang's HIP attribute, registered by HIP's runtime (__hipRegisterManagedVar). */
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
