@@ -110,17 +110,18 @@ def test_documented_intrinsics_compute_what_nvcc_computes(cassc, tmp_path: Path)
     write(tmp_path / "semantics.cu", source)
     results = folded_results(device_ir(cassc, "semantics.cu", tmp_path))
     rows = audit_rows()
-    differing, at = {}, 0
+    differing, unfolded, at = [], set(), 0
     for name, count in order:
         values = [results.get(at + i) for i in range(count)]
         at += count
         if None in values:
-            differing[name] = "not folded to constants"
+            unfolded.add(name)
         elif (count, digest(values)) != reference[name]:  # type: ignore[arg-type]
-            differing[name] = "differs from nvcc"
-    expected = {name for name, _ in order if rows.get(name) == "differs"}
-    assert set(differing) == expected, f"unexpected: {dict((n, w) for n, w in differing.items() if n not in expected)}; " \
-                                       f"listed as differing but equal: {expected - set(differing)}"
+            differing.append(name)
+    assert not differing, f"computing something else than nvcc's code: {differing}"
+    # what LLVM cannot fold (calls into the device libraries it does not evaluate) cannot be read here
+    expected = {name for name, _ in order if rows.get(name) == "unverified"}
+    assert unfolded == expected, f"not folded but not listed: {unfolded - expected}; listed but folded: {expected - unfolded}"
 
 
 # ------------------------------------------------------------------------------------------------

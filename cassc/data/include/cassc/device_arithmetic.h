@@ -178,6 +178,8 @@ __CASSC_ARITH float __cassc_fdiv(float a, float b, __cassc_rounding mode) {
   return __cassc_float_from(q, __cassc_sign(remainder) * __cassc_sign(b), mode);
 }
 __CASSC_ARITH float __cassc_fsqrt(float a, __cassc_rounding mode) {
+  if (a < 0.0f) return __builtin_nanf("");
+  if (!(a < __builtin_inff())) return a; /* inf, NaN */
   double s = __builtin_sqrt(static_cast<double>(a));
   if (s != s || s == 0.0 || s == __builtin_inf()) return __cassc_float_from(s, 0, mode);
   return __cassc_float_from(s, __cassc_sign(__builtin_fma(-s, s, static_cast<double>(a))), mode);
@@ -205,6 +207,7 @@ __CASSC_ARITH double __cassc_dmul(double a, double b, __cassc_rounding mode) {
   double p = a * b;
   if (!__cassc_finite(p)) return __cassc_finite(a) && __cassc_finite(b) ? __cassc_double_from(p, __cassc_overflow_side(p), mode) : p;
   if (__builtin_fabs(p) >= __CASSC_TINY) return __cassc_double_from(p, __cassc_sign(__builtin_fma(a, b, -p)), mode);
+  if (p == 0.0) return a == 0.0 || b == 0.0 ? p : __cassc_double_from(p, __cassc_sign(a) * __cassc_sign(b), mode);
   double small = __builtin_fabs(a) < __builtin_fabs(b) ? a : b, large = small == a ? b : a;
   return __cassc_double_from(p, __cassc_sign(__builtin_fma(small * __CASSC_SCALE, large, -p * __CASSC_SCALE)), mode);
 }
@@ -246,6 +249,8 @@ __CASSC_ARITH double __cassc_ddiv(double a, double b, __cassc_rounding mode) {
   return __cassc_double_from(q, __cassc_sign(__builtin_fma(-q * scale, b, a * scale)) * __cassc_sign(b), mode);
 }
 __CASSC_ARITH double __cassc_dsqrt(double a, __cassc_rounding mode) {
+  if (a < 0.0) return __builtin_nan("");
+  if (!(a < __builtin_inf())) return a;
   double s = __builtin_sqrt(a);
   if (!__cassc_finite(s) || s == 0.0) return s;
   double scale = a < __CASSC_TINY ? __CASSC_SCALE : 1.0; /* s * scale squared is a * scale^2 */
@@ -336,3 +341,86 @@ __CASSC_ARITH unsigned int __fns(unsigned int mask, unsigned int base, int offse
   return 0xffffffffu;
 }
 #endif
+
+/* ---- CUDA intrinsics HIP 5.2 defines with another meaning (compat.tsv renames them here; the
+ * semantics audit found each): directed conversions rounded to nearest, unsigned read as signed,
+ * out-of-range conversions left undefined where CUDA saturates, halving adds that overflow. */
+/* float or double -> integer: rounded as the suffix says, then clamped to the type (NaN gives 0). */
+template <typename Integer, typename Real>
+__CASSC_ARITH Integer __cassc_to_integer(Real x, int mode /* 0 nearest, 1 zero, 2 up, 3 down */) {
+  constexpr bool is_signed = static_cast<Integer>(-1) < 0;
+  constexpr int bits = 8 * sizeof(Integer);
+  constexpr Integer max = static_cast<Integer>(~0ull >> (64 - bits + (is_signed ? 1 : 0)));
+  const Real limit = static_cast<Real>(1ull << (bits - 2)) * (is_signed ? 2 : 4); /* 2^31, 2^32, 2^63, 2^64 */
+  if (x != x) return 0;
+  Real r = mode == 0 ? __builtin_rint(x) : mode == 1 ? __builtin_trunc(x) : mode == 2 ? __builtin_ceil(x) : __builtin_floor(x);
+  if (r >= limit) return max;
+  if (is_signed ? r < -limit : r < 0) return is_signed ? static_cast<Integer>(-max - 1) : 0;
+  return static_cast<Integer>(r);
+}
+#define __CASSC_TO_INTEGER(from, to, Real, Integer)                                                       \
+  __CASSC_ARITH Integer __cassc_##from##2##to##_rn(Real x) { return __cassc_to_integer<Integer>(x, 0); } \
+  __CASSC_ARITH Integer __cassc_##from##2##to##_rz(Real x) { return __cassc_to_integer<Integer>(x, 1); } \
+  __CASSC_ARITH Integer __cassc_##from##2##to##_ru(Real x) { return __cassc_to_integer<Integer>(x, 2); } \
+  __CASSC_ARITH Integer __cassc_##from##2##to##_rd(Real x) { return __cassc_to_integer<Integer>(x, 3); }
+__CASSC_TO_INTEGER(float, int, float, int)
+__CASSC_TO_INTEGER(float, uint, float, unsigned int)
+__CASSC_TO_INTEGER(float, ll, float, long long int)
+__CASSC_TO_INTEGER(float, ull, float, unsigned long long int)
+__CASSC_TO_INTEGER(double, int, double, int)
+__CASSC_TO_INTEGER(double, uint, double, unsigned int)
+__CASSC_TO_INTEGER(double, ll, double, long long int)
+__CASSC_TO_INTEGER(double, ull, double, unsigned long long int)
+
+/* integer -> float or double, rounded as the suffix says: the integer as an exact sum of two doubles
+ * (high and low 32 bits), whose rounded sum and TwoSum error give the direction. */
+template <typename Integer>
+__CASSC_ARITH double __cassc_integer_sum(Integer v, double* error) {
+  double high = static_cast<double>(static_cast<Integer>(v >> 16 >> 16)) * 4294967296.0;  /* v >> 32, defined for 32-bit types too */
+  double low = static_cast<double>(static_cast<unsigned int>(v & 0xffffffffu));
+  double sum = high + low;
+  *error = __cassc_two_sum_error(high, low, sum);
+  return sum;
+}
+#define __CASSC_FROM_INTEGER(from, Integer)                                                                          \
+  __CASSC_ARITH float __cassc_##from##2float_rn(Integer v) { return static_cast<float>(v); }                          \
+  __CASSC_ARITH double __cassc_##from##2double_rn(Integer v) { return static_cast<double>(v); }                       \
+  __CASSC_ARITH float __cassc_##from##2float_mode(Integer v, __cassc_rounding mode) {                                \
+    double error, sum = __cassc_integer_sum(v, &error);                                                               \
+    return __cassc_float_from(sum, __cassc_sign(error), mode);                                                        \
+  }                                                                                                                   \
+  __CASSC_ARITH double __cassc_##from##2double_mode(Integer v, __cassc_rounding mode) {                              \
+    double error, sum = __cassc_integer_sum(v, &error);                                                               \
+    return __cassc_double_from(sum, __cassc_sign(error), mode);                                                       \
+  }                                                                                                                   \
+  __CASSC_ARITH float __cassc_##from##2float_rz(Integer v) { return __cassc_##from##2float_mode(v, __cassc_rz); }     \
+  __CASSC_ARITH float __cassc_##from##2float_ru(Integer v) { return __cassc_##from##2float_mode(v, __cassc_ru); }     \
+  __CASSC_ARITH float __cassc_##from##2float_rd(Integer v) { return __cassc_##from##2float_mode(v, __cassc_rd); }     \
+  __CASSC_ARITH double __cassc_##from##2double_rz(Integer v) { return __cassc_##from##2double_mode(v, __cassc_rz); }  \
+  __CASSC_ARITH double __cassc_##from##2double_ru(Integer v) { return __cassc_##from##2double_mode(v, __cassc_ru); }  \
+  __CASSC_ARITH double __cassc_##from##2double_rd(Integer v) { return __cassc_##from##2double_mode(v, __cassc_rd); }
+__CASSC_FROM_INTEGER(int, int)
+__CASSC_FROM_INTEGER(uint, unsigned int)
+__CASSC_FROM_INTEGER(ll, long long int)
+__CASSC_FROM_INTEGER(ull, unsigned long long int)
+__CASSC_ARITH float __cassc_double2float_rn(double x) { return static_cast<float>(x); }
+__CASSC_ARITH float __cassc_double2float_rz(double x) { return __cassc_float_from(x, 0, __cassc_rz); }
+__CASSC_ARITH float __cassc_double2float_ru(double x) { return __cassc_float_from(x, 0, __cassc_ru); }
+__CASSC_ARITH float __cassc_double2float_rd(double x) { return __cassc_float_from(x, 0, __cassc_rd); }
+
+/* CUDA's clamp to [0, 1] gives +0 for -0 and for NaN. */
+__CASSC_ARITH float __cassc_saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+/* |x - y| + z in unsigned arithmetic: the difference of two ints may exceed INT_MAX. */
+__CASSC_ARITH unsigned int __cassc_sad(int x, int y, unsigned int z) {
+  return (x > y ? static_cast<unsigned int>(x) - static_cast<unsigned int>(y)
+                : static_cast<unsigned int>(y) - static_cast<unsigned int>(x)) + z;
+}
+/* Halving adds without the sum's overflow: (x + y) >> 1, rounded up for the r forms. */
+__CASSC_ARITH int __cassc_hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+__CASSC_ARITH int __cassc_rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
+__CASSC_ARITH unsigned int __cassc_uhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1);
+}
+__CASSC_ARITH unsigned int __cassc_urhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
