@@ -205,3 +205,15 @@ def test_cuda_runtime_overloads_are_mapped_provided_or_reported(cassc, tmp_path:
     expected = {name for name in names if rows.get(name) == "unsupported"}
     assert set(failing) == expected, f"not compiling but not listed: {set(failing) - expected} ({failing}); " \
                                      f"listed but compiling: {expected - set(failing)}"
+
+
+def test_removed_runtime_functions_are_mapped_or_listed() -> None:
+    """Every runtime function CUDA 13 removed (its generated_cudart_removed_meta.h) that old programs call
+    is renamed by a table (HIP kept it, e.g. cudaThreadSynchronize) or an audit row says what it is."""
+    from cassc.hipify.tables import load_tables
+    removed = set(re.findall(r"\b(cuda[A-Z]\w*?)(?:_v\d+)?_params", (CUDA_INCLUDE / "generated_cudart_removed_meta.h").read_text()))
+    removed = {name for name in removed if not name.endswith(("_ptsz", "_ptds"))}  # per-thread stream twins
+    assert len(removed) > 30
+    identifiers, rows = load_tables().identifiers, audit_rows()
+    missing = sorted(name for name in removed if name not in identifiers and name not in rows)
+    assert not missing, f"removed CUDA runtime functions neither renamed nor listed in api_audit.tsv: {missing}"

@@ -243,6 +243,101 @@ static inline hipError_t hipMallocPitch(T** pointer, size_t* pitch, size_t width
   return hipMallocPitch(reinterpret_cast<void**>(pointer), pitch, width, height);
 }
 #endif
+/* More of cuda_runtime.h's C++ overloads (tests/test_api_audit.py reads them from CUDA's header):
+ * typed pointers, and __device__ variables passed by reference where HIP takes their address. */
+template <typename T>
+static inline hipError_t hipHostGetDevicePointer(T** device_pointer, void* host_pointer, unsigned int flags) {
+  return hipHostGetDevicePointer(reinterpret_cast<void**>(device_pointer), host_pointer, flags);
+}
+template <typename T>
+static inline hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                                       size_t count, const T& symbol, const void* source, size_t bytes,
+                                                       size_t offset, hipMemcpyKind kind) {
+  return hipGraphAddMemcpyNodeToSymbol(node, graph, dependencies, count, static_cast<const void*>(&symbol), source, bytes,
+                                       offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                                         size_t count, void* destination, const T& symbol, size_t bytes,
+                                                         size_t offset, hipMemcpyKind kind) {
+  return hipGraphAddMemcpyNodeFromSymbol(node, graph, dependencies, count, destination, static_cast<const void*>(&symbol),
+                                         bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const T& symbol, const void* source,
+                                                             size_t bytes, size_t offset, hipMemcpyKind kind) {
+  return hipGraphMemcpyNodeSetParamsToSymbol(node, static_cast<const void*>(&symbol), source, bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void* destination, const T& symbol,
+                                                               size_t bytes, size_t offset, hipMemcpyKind kind) {
+  return hipGraphMemcpyNodeSetParamsFromSymbol(node, destination, static_cast<const void*>(&symbol), bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t exec, hipGraphNode_t node, const T& symbol,
+                                                                 const void* source, size_t bytes, size_t offset,
+                                                                 hipMemcpyKind kind) {
+  return hipGraphExecMemcpyNodeSetParamsToSymbol(exec, node, static_cast<const void*>(&symbol), source, bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t exec, hipGraphNode_t node, void* destination,
+                                                                   const T& symbol, size_t bytes, size_t offset,
+                                                                   hipMemcpyKind kind) {
+  return hipGraphExecMemcpyNodeSetParamsFromSymbol(exec, node, destination, static_cast<const void*>(&symbol), bytes, offset,
+                                                   kind);
+}
+/* CUDA's header-only occupancy helpers (HIP has none): the block size, in warp steps from the largest
+ * the kernel allows, whose resident threads per multiprocessor are the most, as CUDA's computes it. */
+template <typename UnaryFunction, typename T>
+static inline hipError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int* min_grid_size, int* block_size, T kernel,
+                                                                                 UnaryFunction shared_bytes_of, int limit = 0,
+                                                                                 unsigned int flags = 0) {
+  int device = 0, processors = 0, warp = 0, max_threads = 0;
+  hipFuncAttributes attributes;
+  hipError_t status = hipGetDevice(&device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&processors, hipDeviceAttributeMultiprocessorCount, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
+  if (status == hipSuccess) status = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel));
+  if (status != hipSuccess) return status;
+  max_threads = attributes.maxThreadsPerBlock;
+  if (limit > 0 && limit < max_threads) max_threads = limit;
+  int best_threads = 0, best_size = 0, best_blocks = 0;
+  for (int size = max_threads; size > 0; size -= (size % warp) ? size % warp : warp) {
+    int blocks = 0;
+    status = hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, kernel, size, shared_bytes_of(size), flags);
+    if (status != hipSuccess) return status;
+    if (blocks * size > best_threads) {
+      best_threads = blocks * size;
+      best_size = size;
+      best_blocks = blocks;
+    }
+  }
+  *block_size = best_size;
+  *min_grid_size = best_blocks * processors;
+  return hipSuccess;
+}
+template <typename UnaryFunction, typename T>
+static inline hipError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min_grid_size, int* block_size, T kernel,
+                                                                        UnaryFunction shared_bytes_of, int limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid_size, block_size, kernel, shared_bytes_of, limit, 0);
+}
+/* The dynamic shared memory each of `blocks` resident blocks of `threads` can have: the
+ * multiprocessor's share, less the kernel's static shared memory, within the per-block limit. */
+template <typename T>
+static inline hipError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T* kernel, int blocks, int threads) {
+  int device = 0, per_processor = 0, per_block = 0;
+  hipFuncAttributes attributes;
+  hipError_t status = hipGetDevice(&device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&per_processor, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&per_block, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+  if (status == hipSuccess) status = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel));
+  if (status != hipSuccess) return status;
+  if (blocks <= 0 || threads <= 0 || threads > attributes.maxThreadsPerBlock) return hipErrorInvalidValue;
+  size_t share = static_cast<size_t>(per_processor) / static_cast<size_t>(blocks);
+  if (share > static_cast<size_t>(per_block)) share = static_cast<size_t>(per_block);
+  *bytes = share > attributes.sharedSizeBytes ? share - attributes.sharedSizeBytes : 0;
+  return hipSuccess;
+}
 /* cudaEventCreate(event, flags) is the C++ API's spelling of cudaEventCreateWithFlags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {
   return hipEventCreateWithFlags(event, flags);
