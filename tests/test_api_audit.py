@@ -217,3 +217,85 @@ def test_removed_runtime_functions_are_mapped_or_listed() -> None:
     identifiers, rows = load_tables().identifiers, audit_rows()
     missing = sorted(name for name in removed if name not in identifiers and name not in rows)
     assert not missing, f"removed CUDA runtime functions neither renamed nor listed in api_audit.tsv: {missing}"
+
+
+# ------------------------------------------------------------------------------------------------
+# cudaDeviceProp: every field of CUDA 13's struct (driver_types.h) and of CUDA 12's, whose layout the
+# binary path's runtime writes (shims/runtime/cassc_cudart.cpp's cassc_cuda12_device_prop: the fields CUDA
+# 13 removed, clockRate, deviceOverlap, computeMode...) reads in a .cu (cassc) and in host code that g++
+# compiles against the stand-in toolkit.
+
+def _struct_fields(body: str) -> list[str]:
+    body = re.sub(r"/\*.*?\*/|//[^\n]*", "", body, flags=re.DOTALL)
+    fields = []
+    for declaration in body.split(";"):
+        match = re.fullmatch(r"\s*[\w\s]+?\s+(\w+\s*(?:\[[^\]]*\])*(?:\s*,\s*\w+\s*(?:\[[^\]]*\])*)*)\s*", declaration)
+        if match:
+            fields += [re.sub(r"\[.*", "", name).strip() for name in match.group(1).split(",")]
+    return fields
+
+
+def device_prop_fields() -> list[str]:
+    cuda13 = re.search(r"struct __device_builtin__ cudaDeviceProp\s*\{(.*?)\n\};",
+                       (CUDA_INCLUDE / "driver_types.h").read_text(), re.DOTALL)
+    shim = (Path(__file__).parent.parent / "shims" / "runtime" / "cassc_cudart.cpp").read_text()
+    cuda12 = re.search(r"struct cassc_cuda12_device_prop \{(.*?)\n\};", shim, re.DOTALL)
+    assert cuda13 and cuda12
+    return list(dict.fromkeys(_struct_fields(cuda13.group(1)) + _struct_fields(cuda12.group(1))))
+
+
+def test_every_cuda_device_prop_field_reads(cassc, tmp_path: Path) -> None:
+    fields = device_prop_fields()
+    assert {"deviceOverlap", "clockRate", "memoryClockRate", "computeMode", "maxTexture2DLayered", "uuid"} <= set(fields)
+    reads = "\n".join(f"  use(&prop.{field});" for field in fields)
+    source = ("#include <cuda_runtime.h>\nvoid use(const void*);\n"
+              f"int legacy(int device) {{\n  cudaDeviceProp prop;\n  cudaGetDeviceProperties(&prop, device);\n{reads}\n"
+              "  struct cudaDeviceProp copy = prop;\n  return copy.deviceOverlap;\n}\n")
+    write(tmp_path / "props.cu", source)
+    cassc("-c", "props.cu")
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    write(tmp_path / "props.cpp", source)
+    subprocess.run(["g++", "-c", f"-I{exports['CUDA_PATH']}/include", "props.cpp"], cwd=tmp_path, check=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Elaborated type names: every CUDA struct or enum tag (`struct cudaGraphicsResource *`) that the tables rename
+# names its HIP type in host code, where HIP's name is often a typedef of another tag.
+
+def test_elaborated_cuda_type_names_compile(cassc, tmp_path: Path) -> None:
+    from cassc.hipify.tables import load_tables
+    identifiers = load_tables().identifiers
+    text = "".join(path.read_text(errors="replace") for path in
+                   (CUDA_INCLUDE / name for name in ("driver_types.h", "vector_types.h", "surface_types.h",
+                                                     "texture_types.h", "cuda_runtime_api.h")))
+    tags = sorted({(keyword, name) for keyword, name in
+                   re.findall(r"\b(struct|enum)\s+(?:__device_builtin__\s+)?(cuda[A-Z]\w*)\s*\{", text) if name in identifiers})
+    assert ("struct", "cudaGraphicsResource") in tags or ("struct", "cudaPitchedPtr") in tags
+    declarations = "\n".join(f"{keyword} {name} *pointer{i};" for i, (keyword, name) in enumerate(tags))
+    write(tmp_path / "tags.cu", f"#include <cuda_runtime.h>\n{declarations}\nstruct cudaGraphicsResource *resource;\n"
+                                "size_t pitch(struct cudaPitchedPtr p) { return p.pitch; }\n")
+    cassc("-c", "tags.cu")
+
+
+# ------------------------------------------------------------------------------------------------
+# OpenGL interop, including the calls CUDA deprecated that HIP never had.
+
+def test_gl_interop_including_deprecated_calls_compiles(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "gl.cu", """#include <cuda_runtime.h>
+#include <cuda_gl_interop.h>
+cudaError_t share(GLuint buffer, void** pointer) {
+  cudaGLSetGLDevice(0);
+  cudaGLRegisterBufferObject(buffer);
+  cudaGLSetBufferObjectMapFlags(buffer, cudaGLMapFlagsWriteDiscard);
+  cudaGLMapBufferObject(pointer, buffer);
+  cudaGLUnmapBufferObject(buffer);
+  cudaGLUnregisterBufferObject(buffer);
+  struct cudaGraphicsResource* resource;
+  size_t size;
+  cudaGraphicsGLRegisterBuffer(&resource, buffer, cudaGraphicsMapFlagsNone);
+  cudaGraphicsMapResources(1, &resource, 0);
+  cudaGraphicsResourceGetMappedPointer(pointer, &size, resource);
+  return cudaGraphicsUnmapResources(1, &resource, 0);
+}
+""")
+    cassc("-c", "gl.cu")

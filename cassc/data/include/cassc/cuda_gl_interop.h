@@ -12,6 +12,16 @@
 #if defined(__cplusplus)
 #include <map>
 
+/* driver_types.h's map flags, which HIP does not declare: hints on how kernels use a mapped resource
+ * (HIP maps every resource read-write), so setting them only checks the resource. */
+enum cudaGraphicsMapFlags {
+  cudaGraphicsMapFlagsNone = 0,
+  cudaGraphicsMapFlagsReadOnly = 1,
+  cudaGraphicsMapFlagsWriteDiscard = 2
+};
+static inline hipError_t cudaGraphicsResourceSetMapFlags(hipGraphicsResource_t resource, unsigned int) {
+  return resource ? hipSuccess : hipErrorInvalidResourceHandle;
+}
 enum cudaGLMapFlags { cudaGLMapFlagsNone = 0, cudaGLMapFlagsReadOnly = 1, cudaGLMapFlagsWriteDiscard = 2 };
 
 static inline hipError_t cudaGLSetGLDevice(int device) { return hipSetDevice(device); }
