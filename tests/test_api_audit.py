@@ -299,3 +299,40 @@ cudaError_t share(GLuint buffer, void** pointer) {
 }
 """)
     cassc("-c", "gl.cu")
+
+
+# ------------------------------------------------------------------------------------------------
+# Cooperative groups: every public name of CUDA 13's headers (cg_audit.py) is HIP's, cassc's, or listed.
+
+def test_cooperative_groups_public_names_are_mapped_provided_or_listed() -> None:
+    from cassc.hipify.tables import COMPAT_INCLUDE_DIR
+    from cassc.toolchain import find_toolchain
+    from cg_audit import public_names
+    names = public_names(CUDA_INCLUDE)
+    assert {"thread_block_tile", "memcpy_async", "inclusive_scan", "block_tile_memory", "labeled_partition"} <= names
+    hip = find_toolchain().hip_include_dir / "amd_detail" / "amd_hip_cooperative_groups.h"
+    declared = hip.read_text() + "".join(p.read_text() for p in (COMPAT_INCLUDE_DIR / "cassc").glob("cooperative_groups*.h"))
+    rows = audit_rows()
+    missing = sorted(n for n in names if not re.search(rf"\b{n}\b", declared) and rows.get(n) != "unsupported")
+    assert not missing, f"CUDA cooperative groups names neither HIP's nor cassc's nor listed: {missing}"
+
+
+def test_cooperative_groups_copies_scans_and_tile_memory_compile(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "cg.cu", """#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cooperative_groups/scan.h>
+namespace cg = cooperative_groups;
+__global__ void stage(const int* in, int* out) {
+  __shared__ cg::block_tile_memory<256> scratch;
+  __shared__ int staged[256];
+  cg::thread_block block = cg::this_thread_block(scratch);
+  cg::memcpy_async(block, staged, in, sizeof(int) * 256);
+  cg::memcpy_async(block, staged, 256, in, 128);
+  cg::wait_prior<1>(block);
+  cg::wait(block);
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  int v = staged[block.thread_rank()];
+  out[block.thread_rank()] = cg::inclusive_scan(tile, v) + cg::exclusive_scan(tile, v, cg::bit_or<int>());
+}
+""")
+    cassc("-c", "cg.cu")
