@@ -330,8 +330,10 @@ __global__ void stage(const int* in, int* out) {
   cg::memcpy_async(block, staged, 256, in, 128);
   cg::wait_prior<1>(block);
   cg::wait(block);
-  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
-  int v = staged[block.thread_rank()];
+  cg::thread_block_tile<32, cg::thread_block> tile = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<8, cg::thread_block_tile<32, cg::thread_block>> quarter = cg::tiled_partition<8>(tile);
+  cg::thread_block_tile<8> plain = quarter;
+  int v = staged[block.thread_rank()] + plain.thread_rank();
   out[block.thread_rank()] = cg::inclusive_scan(tile, v) + cg::exclusive_scan(tile, v, cg::bit_or<int>());
 }
 """)
