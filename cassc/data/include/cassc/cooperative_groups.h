@@ -7,6 +7,7 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_cooperative_groups.h>
 
+#if defined(__HIP__) /* HIP's groups exist in HIP compiles only; a host compiler including the header skips them */
 namespace cooperative_groups {
 template <unsigned int MaxBlockSize = 1024>
 struct block_tile_memory {};
@@ -21,3 +22,4 @@ struct tiled_partition_internal<size, thread_block_tile<parent_size, Grandparent
 };
 }  // namespace impl
 }  // namespace cooperative_groups
+#endif
