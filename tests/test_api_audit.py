@@ -68,7 +68,7 @@ def test_documented_device_functions_are_mapped_provided_or_reported(header: str
 
 
 _KERNEL = re.compile(r"define [^@]*@_Z\d+audit(\d+)Py\(ptr addrspace\(1\)[^%]*(%\w+)\)")
-_GEP = re.compile(r"(%\w+) = getelementptr inbounds (i8|i64), ptr addrspace\(1\) (%\w+), i64 (\d+)")
+_GEP = re.compile(r"(%\w+) = getelementptr (?:inbounds )?(?:nuw )?(i8|i64), ptr addrspace\(1\) (%\w+), i64 (\d+)")
 _CAST = re.compile(r"(%\w+) = addrspacecast ptr addrspace\(1\) (%\w+) to ptr")
 _STORE = re.compile(r"store volatile i64 (\S+), ptr(?: addrspace\(1\))? (%\w+)")
 
