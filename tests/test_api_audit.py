@@ -97,8 +97,8 @@ def device_ir(cassc, source: str, tmp_path: Path) -> str:
     words[output:output + 2] = ["--cuda-device-only", "-S", "-emit-llvm", "-o", "-"]
     if "-MF" in words:  # no dependency file
         del words[words.index("-MF"):words.index("-MF") + 2]
-    words = [w for w in words if w not in ("-c", "-MD")]
-    return subprocess.run(words, capture_output=True, text=True, check=True).stdout
+    words = [w for w in words if w not in ("-c", "-MD") and not w.startswith("-save-temps")]
+    return subprocess.run(words, capture_output=True, text=True, check=True, cwd=tmp_path).stdout
 
 
 def test_documented_intrinsics_compute_what_nvcc_computes(cassc, tmp_path: Path) -> None:
