@@ -7,7 +7,7 @@ CASSC := $(abspath $(VENV)/bin/cassc)
 # ccache and redis-server: tests/test_build_farm.py (compiler caches in front of cassc, a shared Redis cache)
 APT_PACKAGES := clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev \
 	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev cmake ninja-build \
-	ccache redis-server
+	ccache redis-server freeglut3-dev libglu1-mesa-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TEST_JOBS ?= 2
 ROCM_TESTS ?= yes

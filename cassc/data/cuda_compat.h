@@ -39,7 +39,10 @@
 #define _CCCL_DEVICE __device__
 #endif
 
+#include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
 #if defined(__cplusplus)
+#include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
+#include <cassc/device_intrinsics.h> /* address spaces, clusters, vector atomics... */
 /* Managed variables: clang's HIP attribute, registered by HIP's runtime (__hipRegisterManagedVar). */
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
@@ -240,6 +243,66 @@ static inline hipError_t hipMallocPitch(T** pointer, size_t* pitch, size_t width
   return hipMallocPitch(reinterpret_cast<void**>(pointer), pitch, width, height);
 }
 #endif
+/* More of cuda_runtime.h's C++ overloads (tests/test_api_audit.py reads them from CUDA's header):
+ * typed pointers, and __device__ variables passed by reference where HIP takes their address. */
+template <typename T>
+static inline hipError_t hipHostGetDevicePointer(T** device_pointer, void* host_pointer, unsigned int flags) {
+  return hipHostGetDevicePointer(reinterpret_cast<void**>(device_pointer), host_pointer, flags);
+}
+template <typename T>
+static inline hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                                       size_t count, const T& symbol, const void* source, size_t bytes,
+                                                       size_t offset, hipMemcpyKind kind) {
+  return hipGraphAddMemcpyNodeToSymbol(node, graph, dependencies, count, static_cast<const void*>(&symbol), source, bytes,
+                                       offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                                         size_t count, void* destination, const T& symbol, size_t bytes,
+                                                         size_t offset, hipMemcpyKind kind) {
+  return hipGraphAddMemcpyNodeFromSymbol(node, graph, dependencies, count, destination, static_cast<const void*>(&symbol),
+                                         bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const T& symbol, const void* source,
+                                                             size_t bytes, size_t offset, hipMemcpyKind kind) {
+  return hipGraphMemcpyNodeSetParamsToSymbol(node, static_cast<const void*>(&symbol), source, bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void* destination, const T& symbol,
+                                                               size_t bytes, size_t offset, hipMemcpyKind kind) {
+  return hipGraphMemcpyNodeSetParamsFromSymbol(node, destination, static_cast<const void*>(&symbol), bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t exec, hipGraphNode_t node, const T& symbol,
+                                                                 const void* source, size_t bytes, size_t offset,
+                                                                 hipMemcpyKind kind) {
+  return hipGraphExecMemcpyNodeSetParamsToSymbol(exec, node, static_cast<const void*>(&symbol), source, bytes, offset, kind);
+}
+template <typename T>
+static inline hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t exec, hipGraphNode_t node, void* destination,
+                                                                   const T& symbol, size_t bytes, size_t offset,
+                                                                   hipMemcpyKind kind) {
+  return hipGraphExecMemcpyNodeSetParamsFromSymbol(exec, node, destination, static_cast<const void*>(&symbol), bytes, offset,
+                                                   kind);
+}
+/* The dynamic shared memory each of `blocks` resident blocks of `threads` can have: the
+ * multiprocessor's share, less the kernel's static shared memory, within the per-block limit. */
+template <typename T>
+static inline hipError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, T* kernel, int blocks, int threads) {
+  int device = 0, per_processor = 0, per_block = 0;
+  hipFuncAttributes attributes;
+  hipError_t status = hipGetDevice(&device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&per_processor, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device);
+  if (status == hipSuccess) status = hipDeviceGetAttribute(&per_block, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+  if (status == hipSuccess) status = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel));
+  if (status != hipSuccess) return status;
+  if (blocks <= 0 || threads <= 0 || threads > attributes.maxThreadsPerBlock) return hipErrorInvalidValue;
+  size_t share = static_cast<size_t>(per_processor) / static_cast<size_t>(blocks);
+  if (share > static_cast<size_t>(per_block)) share = static_cast<size_t>(per_block);
+  *bytes = share > attributes.sharedSizeBytes ? share - attributes.sharedSizeBytes : 0;
+  return hipSuccess;
+}
 /* cudaEventCreate(event, flags) is the C++ API's spelling of cudaEventCreateWithFlags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned flags) {
   return hipEventCreateWithFlags(event, flags);

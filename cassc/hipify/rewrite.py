@@ -5,6 +5,10 @@ printing "CUDA"), and line numbers stay those of the user's file: the only lines
 renamed CUDA header leaves defined, header-macros.tsv) are followed by a `#line` directive.
 A kernel launch's chevrons spelled with blanks inside, `k<< <grid, block>> >(...)`, which nvcc's front
 end reads as `<<<`/`>>>`, are joined; `operator<< <T>` and a template's `> >> ` are not launches.
+An elaborated type name whose CUDA tag is renamed (`struct cudaGraphicsResource *r`) loses its `struct`/
+`union`/`enum` keyword: HIP's name is often a typedef of another tag, which C++ rejects after `struct`,
+and in C++ (every CUDA unit) a tag names its type without the keyword. A declaration of the tag itself
+(`struct cudaArray;`, `struct cudaArray {`) keeps it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ _TOKENS = re.compile(
       | //[^\n]*
       | /\*(?s:.*?)\*/
     )
+  | (?P<keyword>\b(?:struct|union|enum)\b)(?P<tag_space>\s+)(?P<tag>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<launch_open><<[ \t]*<)
   | (?P<launch_close>>>[ \t]*>)
   | (?P<identifier>[A-Za-z_][A-Za-z0-9_]*)
@@ -33,6 +38,7 @@ _TOKENS = re.compile(
 
 
 _OPERATOR_BEFORE = re.compile(r"\boperator[ \t]*\Z")
+_DECLARES_TAG = re.compile(r"\s*[{;:]")
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,15 @@ def rewrite_source(text: str, tables: RenameTables) -> RewriteResult:
                 return match.group(0)
             in_launch = False
             return ">>>"
+        tag = match.group("tag")
+        if tag is not None:
+            hip = identifiers.get(tag)
+            if hip is None:
+                return match.group(0)
+            renamed += 1
+            if _DECLARES_TAG.match(text, match.end()):
+                return match.group("keyword") + match.group("tag_space") + hip
+            return hip
         name = match.group("identifier")
         if name is not None:
             hip = identifiers.get(name)

@@ -9,3 +9,4 @@
 #endif
 #include <hip/hip_runtime.h>
 #include "cassc_cuda_names.h"
+#include "cassc/device_prop.h" /* cudaDeviceProp with the fields HIP lacks */
