@@ -7,20 +7,21 @@ are only ever read.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cassc import nvcc_identity, stages, toolkit
 from cassc.cache import Cache
 from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
 from cassc.hipify.tree import display_path
-from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
-from cassc.outputs import atomic_output, check_writable, is_replaceable
+from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation, parse_invocation
+from cassc.outputs import atomic_output, check_writable, is_plain_file_output, is_replaceable
 from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
@@ -39,13 +40,24 @@ class Context:
     cache: Cache
     repairer: stages.Repairer
 
+    def intermediates(self, index: int, source: InputFile) -> Path:
+        """The name its intermediates start with: in the work dir itself, which exists in a replay of the
+        dryrun as soon as the front end has written the mirror in it."""
+        return self.work_dir / f"{index}.{source.path.stem}"
+
+    def hipify(self, source: InputFile) -> stages.HipifiedUnit:
+        return stages.front_end(source, self.inv, self.work_dir / "mirror", self.runner)
+
     def compile_source(self, index: int, source: InputFile, mode: list[str] | None = None,
-                       suffix: str = ".o") -> stages.CompiledObject:
-        unit = stages.hipify_source(source.path, self.inv, self.toolchain, self.work_dir)
+                       suffix: str = ".o", output: Path | None = None) -> stages.CompiledObject:
+        """Compile one source; into `output` when clang may write it itself (a file, or a name not yet
+        taken: clang replaces it atomically, as cassc would), else into the work dir."""
+        unit = self.hipify(source)
         flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
-        output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
+        intermediates = self.intermediates(index, source)
+        target = (output if output is not None and is_plain_file_output(output)
+                  else intermediates.with_name(intermediates.name + suffix))
+        return stages.compile_unit(unit, source.kind, flags, target, intermediates, self.runner, self.cache, mode,
                                    use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
                                    keep_intermediates=self.inv.keep, host_compiler=self.inv.host_compiler)
 
@@ -66,12 +78,7 @@ def execute(inv: Invocation) -> int:
     if inv.clean_targets:
         return _clean_targets(inv)
     _validate_inputs(inv)
-    if inv.keep:
-        keep_root = Path(inv.keep_dir or ".")
-        keep_root.mkdir(parents=True, exist_ok=True)
-        work_dir = Path(tempfile.mkdtemp(prefix="cassc-", dir=keep_root))
-    else:
-        work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
+    work_dir = _work_dir(inv)
     runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
                            device_label=",".join(inv.offload_archs))
     cache = Cache(enabled=None if not inv.dryrun else False)
@@ -81,6 +88,37 @@ def execute(inv: Invocation) -> int:
     finally:
         if not inv.keep:
             shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def execute_stage(name: str, arguments: list[str]) -> int:
+    """Run one in-process stage on its own, as its -v/--dryrun line names it (`nvcc --cassc-stage=NAME ...`)."""
+    if name == "hipify":
+        inv = parse_invocation(arguments, env={})  # the line holds every option the unit was built with
+        sources = inv.sources()
+        if len(sources) != 1 or inv.output is None:
+            raise UsageError("--cassc-stage=hipify takes one source and -o <mirror directory>")
+        stages.hipify_source(sources[0].path, inv, find_toolchain(), inv.output)
+    elif name == "depfile" and len(arguments) == 1:
+        depfile_stage(json.loads(arguments[0]), find_toolchain())
+    elif name == "install" and len(arguments) == 2:
+        install_stage(Path(arguments[0]), Path(arguments[1]))
+    else:
+        raise UsageError(f"--cassc-stage={name}: not a stage, or not its arguments (hipify, depfile, install)")
+    return 0
+
+
+def _work_dir(inv: Invocation) -> Path:
+    """Where intermediates go. Under --keep a directory named after the output in the keep directory, as
+    nvcc names its kept files after the input: the same command lists the same paths (--dryrun --keep,
+    which sccache replays), and builds into one keep directory do not meet. --dryrun creates nothing."""
+    if not inv.keep:
+        return Path(tempfile.mkdtemp(prefix="cassc-"))
+    sources = inv.sources()
+    named = inv.output or (sources[0].path if sources else Path("a.out"))
+    work_dir = Path(inv.keep_dir or ".") / f"{named.name}.cassc"
+    if not inv.dryrun:
+        work_dir.mkdir(parents=True, exist_ok=True)
+    return work_dir
 
 
 def _clean_targets(inv: Invocation) -> int:
@@ -161,7 +199,14 @@ def _sources_only(inv: Invocation, phase_name: str) -> list[InputFile]:
     return list(inv.inputs)
 
 
-def _install(built: Path, output: Path) -> None:
+def _install(runner: stages.Runner, built: Path, output: Path) -> None:
+    """The `install` stage, where the output is not clang's to write (a link, a device): copied atomically,
+    written through links and into devices as nvcc writes them."""
+    if built != output and runner.stage("install", [str(built), str(output)]):
+        install_stage(built, output)
+
+
+def install_stage(built: Path, output: Path) -> None:
     with atomic_output(output) as temporary:
         shutil.copyfile(built, temporary)
 
@@ -176,44 +221,48 @@ def compile_phase(ctx: Context) -> int:
     for index, source in enumerate(sources):
         output = ctx.inv.output or _default_output(source.path, ".o", ctx.inv)
         check_writable(output)
-        compiled = ctx.compile_source(index, source)
-        if ctx.runner.dryrun:
-            continue
-        _install(compiled.path, output)
+        compiled = ctx.compile_source(index, source, output=output)
+        _install(ctx.runner, compiled.path, output)
         if ctx.inv.depfile_with_compile:
-            _write_depfile(ctx, source, compiled.dependencies, output,
+            _write_depfile(ctx, source, compiled.dependency_list, output,
                            nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
                            depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
     return 0
 
 
-def _write_depfile(ctx: Context, source: InputFile, dependencies: tuple[Path, ...], output: Path | None,
+def _write_depfile(ctx: Context, source: InputFile, dependency_list: Path, output: Path | None,
                    nonsystem: bool, depfile: Path | None) -> None:
+    """The `depfile` stage: the user's depfile from the compile's dependency list."""
+    request = {"source": str(source.path), "dependencies": str(dependency_list), "nonsystem": nonsystem,
+               "targets": list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))],
+               "phony": ctx.inv.depfile_phony_targets, "depfile": str(depfile) if depfile else None}
+    if ctx.runner.stage("depfile", [json.dumps(request, sort_keys=True)]):
+        depfile_stage(request, ctx.toolchain)
+
+
+def depfile_stage(request: dict[str, Any], toolchain: Toolchain) -> None:
     cwd = Path.cwd()
-    prerequisites = [str(source.path)]
-    for path in dependencies[1:]:
-        if nonsystem and stages.is_system_header(path, ctx.toolchain):
+    prerequisites = [request["source"]]
+    for name in json.loads(Path(request["dependencies"]).read_text())[1:]:
+        if request["nonsystem"] and stages.is_system_header(cwd / name, toolchain):
             continue
-        prerequisites.append(display_path(path, cwd))
-    targets = list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))]
-    text = format_depfile(targets, prerequisites, ctx.inv.depfile_phony_targets)
-    if depfile is None:
+        prerequisites.append(name)
+    text = format_depfile(request["targets"], prerequisites, request["phony"])
+    if request["depfile"] is None:
         sys.stdout.write(text)
         return
-    with atomic_output(depfile) as temporary:
+    with atomic_output(Path(request["depfile"])) as temporary:
         temporary.write_text(text)
 
 
 def dependencies_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-M")
-    for source in sources:
-        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+    for index, source in enumerate(sources):
+        unit = ctx.hipify(source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
-        dependencies = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.work_dir)
-        if ctx.runner.dryrun:
-            continue
+        dependency_list = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.intermediates(index, source))
         depfile = Path(ctx.inv.depfile) if ctx.inv.depfile else ctx.inv.output
-        _write_depfile(ctx, source, dependencies, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
+        _write_depfile(ctx, source, dependency_list, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
                        depfile=depfile)
     return 0
 
@@ -222,7 +271,7 @@ def preprocess_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-E")
     _single_output_check(ctx.inv, sources)
     for source in sources:
-        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+        unit = ctx.hipify(source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
         text = stages.preprocess_unit(unit, flags, ctx.runner)
         output = ctx.inv.output or (_default_output(source.path, ".cu.cpp.ii", ctx.inv)
@@ -256,9 +305,8 @@ def device_only_phase(ctx: Context) -> int:
             raise UsageError(f"'{source.path}' has no device code; -{ctx.inv.phase} takes .cu files")
         output = ctx.inv.output or _default_output(source.path, suffix, ctx.inv)
         check_writable(output)
-        compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix)
-        if not ctx.runner.dryrun:
-            _install(compiled.path, output)
+        compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix, output=output)
+        _install(ctx.runner, compiled.path, output)
     return 0
 
 

@@ -100,12 +100,12 @@ def compile_with(source: Path, backend: FixedAnswer, cache: Cache) -> tuple[stag
     inv = parse_invocation(["-c", source.name, "-o", source.with_suffix(".o").name])  # run in its directory
     toolchain = find_toolchain()
     work = source.parent / "work"
-    unit = stages.hipify_source(Path(source.name), inv, toolchain, work)
+    unit = stages.hipify_source(Path(source.name), inv, toolchain, work / "mirror")
     flags = stages.unit_flags(inv.inputs[0].kind, inv, toolchain, unit)
     runner = stages.Runner(toolchain, mirror_root=work / "mirror")
     repairer = ModelRepairer(cache, settings=RepairSettings(), backend=backend)
     output = work / "out.o"
-    return stages.compile_unit(unit, inv.inputs[0].kind, flags, output, runner, cache, repairer=repairer), repairer
+    return stages.compile_unit(unit, inv.inputs[0].kind, flags, output, work / "0.source", runner, cache, repairer=repairer), repairer
 
 
 @pytest.fixture

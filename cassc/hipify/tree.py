@@ -93,7 +93,10 @@ def hipify_unit(
     toolchain_roots: tuple[Path, ...] = (),
     library_include_dirs: tuple[Path, ...] = (),
     cwd: Path | None = None,
+    write: bool = True,
 ) -> HipifiedUnit:
+    """Hipify `source` and the local headers it reaches into the mirror. With `write` false nothing is
+    written (--dryrun): the unit, with its digests, is computed all the same."""
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
@@ -123,9 +126,10 @@ def hipify_unit(
         name = spelled if spelled is not None else display_path(original, cwd)
         hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
         target = mirror_path(mirror_root, original)
-        target.parent.mkdir(parents=True, exist_ok=True)
         encoded = hipified.encode(errors="surrogateescape")
-        target.write_bytes(encoded)
+        if write:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(encoded)
         mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
                                           result.renamed, text.count("\n") + 1)
         for include in result.includes:
