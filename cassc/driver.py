@@ -102,8 +102,11 @@ def execute_stage(name: str, arguments: list[str]) -> int:
         depfile_stage(json.loads(arguments[0]), find_toolchain())
     elif name == "install" and len(arguments) == 2:
         install_stage(Path(arguments[0]), Path(arguments[1]))
+    elif name == "device-code" and len(arguments) == 2:
+        device_code_stage(Path(arguments[0]), Path(arguments[1]), find_toolchain())
     else:
-        raise UsageError(f"--cassc-stage={name}: not a stage, or not its arguments (hipify, depfile, install)")
+        raise UsageError(f"--cassc-stage={name}: not a stage, or not its arguments "
+                         "(hipify, depfile, install, device-code)")
     return 0
 
 
@@ -223,19 +226,48 @@ def compile_phase(ctx: Context) -> int:
         check_writable(output)
         compiled = ctx.compile_source(index, source, output=output)
         _install(ctx.runner, compiled.path, output)
+        if ctx.inv.keep and source.kind is InputKind.CUDA:
+            _keep_device_code(ctx, output, ctx.intermediates(index, source))
         if ctx.inv.depfile_with_compile:
-            _write_depfile(ctx, source, compiled.dependency_list, output,
+            _write_depfile(ctx, source, compiled.clang_depfile, output,
                            nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
                            depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
     return 0
 
 
-def _write_depfile(ctx: Context, source: InputFile, dependency_list: Path, output: Path | None,
+def _keep_device_code(ctx: Context, built: Path, intermediates: Path) -> None:
+    """--keep's device code, as nvcc keeps its PTX and cubin: read back from the object (clang makes it in
+    one process), so the compile's command line stays one that compiler caches take (they refuse
+    -save-temps)."""
+    if ctx.runner.stage("device-code", [str(built), str(intermediates)]):
+        device_code_stage(built, intermediates, ctx.toolchain)
+
+
+def device_code_stage(built: Path, intermediates: Path, toolchain: Toolchain) -> None:
+    """Each GPU target's code object (`<intermediates>-<arch>.hsaco`) and its gfx assembly (`.s`); an -rdc
+    object carries device bitcode instead, linked at the device link (`.bc`)."""
+    from cassc.formats.host_object import read_host_object
+
+    host = read_host_object(built.read_bytes(), str(built))
+    for triple, bitcode in host.device_sections.items():
+        Path(f"{intermediates}-{triple.rsplit('-', 1)[-1]}.bc").write_bytes(bitcode)
+    for entry in host.bundle_entries():
+        if not entry.payload:
+            continue
+        arch = entry.triple.rsplit("-", 1)[-1]
+        code_object = Path(f"{intermediates}-{arch}.hsaco")
+        code_object.write_bytes(entry.payload)
+        assembly = run([str(toolchain.llvm_objdump), "-d", f"--mcpu={arch}", str(code_object)]).stdout
+        Path(f"{intermediates}-{arch}.s").write_text(assembly)
+
+
+def _write_depfile(ctx: Context, source: InputFile, clang_depfile: Path, output: Path | None,
                    nonsystem: bool, depfile: Path | None) -> None:
-    """The `depfile` stage: the user's depfile from the compile's dependency list."""
-    request = {"source": str(source.path), "dependencies": str(dependency_list), "nonsystem": nonsystem,
+    """The `depfile` stage: the user's depfile from clang's, which names the mirror."""
+    request = {"source": str(source.path), "clang_depfile": str(clang_depfile), "mirror": str(ctx.work_dir / "mirror"),
+               "nonsystem": nonsystem, "phony": ctx.inv.depfile_phony_targets,
                "targets": list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))],
-               "phony": ctx.inv.depfile_phony_targets, "depfile": str(depfile) if depfile else None}
+               "depfile": str(depfile) if depfile else None}
     if ctx.runner.stage("depfile", [json.dumps(request, sort_keys=True)]):
         depfile_stage(request, ctx.toolchain)
 
@@ -243,10 +275,10 @@ def _write_depfile(ctx: Context, source: InputFile, dependency_list: Path, outpu
 def depfile_stage(request: dict[str, Any], toolchain: Toolchain) -> None:
     cwd = Path.cwd()
     prerequisites = [request["source"]]
-    for name in json.loads(Path(request["dependencies"]).read_text())[1:]:
-        if request["nonsystem"] and stages.is_system_header(cwd / name, toolchain):
+    for path in stages.user_dependencies(Path(request["mirror"]), Path(request["clang_depfile"]))[1:]:
+        if request["nonsystem"] and stages.is_system_header(path, toolchain):
             continue
-        prerequisites.append(name)
+        prerequisites.append(display_path(path, cwd))
     text = format_depfile(request["targets"], prerequisites, request["phony"])
     if request["depfile"] is None:
         sys.stdout.write(text)
@@ -260,9 +292,9 @@ def dependencies_phase(ctx: Context) -> int:
     for index, source in enumerate(sources):
         unit = ctx.hipify(source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
-        dependency_list = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.intermediates(index, source))
+        clang_depfile = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.intermediates(index, source))
         depfile = Path(ctx.inv.depfile) if ctx.inv.depfile else ctx.inv.output
-        _write_depfile(ctx, source, dependency_list, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
+        _write_depfile(ctx, source, clang_depfile, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
                        depfile=depfile)
     return 0
 

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from cassc import __version__, toolchain as tools
 from cassc.cli import STAGE_OPTION
 from cassc.cache import Cache, digest, file_digest, file_stamp
-from cassc.depfile import parse_depfile
+from cassc.depfile import format_depfile, parse_depfile
 from cassc.clang_options import diagnostic_flags, refused_by_xarch
 from cassc.diagnostics import present as present_diagnostics
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
-from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
+from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit, original_path
 from cassc.invocation import InputFile, InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
 from cassc.outputs import write_bytes_atomically
@@ -270,7 +270,7 @@ class CompiledObject:
     path: Path
     dependencies: tuple[Path, ...]  # the user's files the object was built from (source first)
     cached: bool
-    dependency_list: Path  # the same as JSON, named relative to the working directory (the depfile stage reads it)
+    clang_depfile: Path  # clang's -MD file, naming the mirror (the depfile stage reads it)
 
 
 def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain,
@@ -312,21 +312,24 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     compiler, env = compiler_for(kind, use_hipcc, runner.toolchain, host_compiler)
     chosen = [compiler] if compiler != str(runner.toolchain.clang) else []
     key = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd)
-    raw_depfile, dependency_list = _named(intermediates, ".clang.d"), _named(intermediates, ".deps.json")
-    # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
-    # reproducible while staying unique per translation unit and configuration.
-    cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
+    raw_depfile = _named(intermediates, ".clang.d")
+    # clang's default CUID hashes the (temporary) mirror path; a CUID from the key makes objects
+    # reproducible while staying unique per translation unit and configuration. It leaves out how the
+    # source was spelled (sccache hands cassc an absolute path): a checkout elsewhere gets the same line,
+    # and compiler caches hash `__FILE__`'s text, where that spelling shows, with the preprocessed text.
+    cuid = ["-cuid=" + _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
+            ] if kind is InputKind.CUDA else []
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
         write_bytes_atomically(output, hit.read_bytes("output"))
-        dependency_list.write_text(hit.read_text("dependencies.json"))
         # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
         if DIAGNOSTICS_FILE in hit.files:
             sys.stderr.write(hit.read_text(DIAGNOSTICS_FILE))
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
+        raw_depfile.write_text(format_depfile([str(output)], [str(p) for p in dependencies], False))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
-        return CompiledObject(output, dependencies, True, dependency_list)
+        return CompiledObject(output, dependencies, True, raw_depfile)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
     attempts: list[Attempt] = []  # the last one made the object: its diagnostics are cached with it
 
@@ -345,9 +348,10 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     else:
         repairer.compile(unit, attempt, what)
     if runner.dryrun:
-        return CompiledObject(output, (), False, dependency_list)
+        return CompiledObject(output, (), False, raw_depfile)
     dependencies = _user_dependencies(unit, raw_depfile)
     # Relative below the working directory, like the key: an entry serves a copy of the tree elsewhere.
+    dependency_list = _named(intermediates, ".deps.json")
     dependency_list.write_text(json.dumps([display_path(p, cwd) for p in dependencies]))
     mirrored = {f.original for f in unit.files}
     outside = [p for p in dependencies if p not in mirrored]
@@ -359,7 +363,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
     })
-    return CompiledObject(output, dependencies, False, dependency_list)
+    return CompiledObject(output, dependencies, False, raw_depfile)
 
 
 def _named(intermediates: Path, suffix: str) -> Path:
@@ -380,31 +384,37 @@ def records_paths(flags: list[str]) -> bool:
 
 
 def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain,
-                 cwd: Path) -> str:
+                 cwd: Path, spelling: bool = True) -> str:
     """The key depends on paths only where the object does, as nvcc's would: files are named as their
     #line names them (relative below the working directory), paths below the working directory in flags
     are relative, and the working directory itself counts only with debug info. The same tree built
-    from another path (a second checkout, a CI workspace) therefore hits."""
+    from another path (a second checkout, a CI workspace) therefore hits. Without `spelling` each file's
+    `#line` (the name as the command line spelled it) is left out."""
     portable_flags = [f.replace(str(unit.mirror_root), "@MIRROR@").replace(f"{cwd}/", "@CWD@/")
                       for f in flags]
     directory = str(cwd) if records_paths(flags) else ""
     parts: list[str | bytes] = ["compile", __version__, toolchain.identity(), kind.value,
                                 CUDA_COMPAT_HEADER.read_bytes(), HOST_COMPAT_HEADER.read_bytes(),
                                 "\0".join(portable_flags), directory]
-    for name, hipified_digest in sorted((display_path(f.original, cwd), f.digest) for f in unit.files):
+    files = ((display_path(f.original, cwd), f.digest if spelling else f.body_digest) for f in unit.files)
+    for name, hipified_digest in sorted(files):
         parts += [name, hipified_digest]
     return digest(*parts)
 
 
 def _user_dependencies(unit: HipifiedUnit, raw_depfile: Path) -> tuple[Path, ...]:
-    """clang's dependencies, mapped from the mirror to the user's files; cassc's own files dropped."""
     try:
-        prerequisites = parse_depfile(raw_depfile.read_text())
+        return user_dependencies(unit.mirror_root, raw_depfile)
     except OSError:
         return (unit.original_of(unit.main),)
+
+
+def user_dependencies(mirror_root: Path, raw_depfile: Path) -> tuple[Path, ...]:
+    """clang's dependencies (its -MD file), mapped from the mirror to the user's files; cassc's own files
+    dropped. The source comes first."""
     result: dict[Path, None] = {}
-    for name in prerequisites:
-        path = unit.original_of(Path(name))
+    for name in parse_depfile(raw_depfile.read_text()):
+        path = original_path(mirror_root, Path(name))
         if not path.is_relative_to(DATA_DIR):
             result[path] = None
     return tuple(result)
@@ -428,15 +438,12 @@ def _unmirrored_line_markers(text: str, unit: HipifiedUnit, cwd: Path) -> str:
 
 
 def dependencies_of_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, intermediates: Path) -> Path:
-    """The unit's dependency list (JSON, named as the depfile stage reads them)."""
-    raw_depfile, dependency_list = _named(intermediates, ".clang.d"), _named(intermediates, ".deps.json")
+    """clang's dependency file for the unit (naming the mirror, as the depfile stage reads it)."""
+    raw_depfile = _named(intermediates, ".clang.d")
     mode = ["--cuda-host-only"] if "hip" in flags else []
     runner.run([str(runner.toolchain.clang), *flags, *mode, "-M", "-MF", str(raw_depfile), str(unit.main)],
                what="generating dependencies")
-    if not runner.dryrun:
-        cwd = Path.cwd()
-        dependency_list.write_text(json.dumps([display_path(p, cwd) for p in _user_dependencies(unit, raw_depfile)]))
-    return dependency_list
+    return raw_depfile
 
 
 # ------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from cassc.formats.host_object import read_host_object
 from conftest import EXAMPLES, gpu_targets, write
 
 CCACHE = shutil.which("ccache")
@@ -169,15 +170,17 @@ def test_cache_entries_are_shareable(tmp_path: Path) -> None:
     assert sorted(p.name for p in entry_dir.parent.iterdir()) == ["ab" * 32]
 
 
-def test_keep_keeps_hipified_sources_device_ir_and_gfx_assembly(cassc, tmp_path: Path) -> None:
+def test_keep_keeps_hipified_sources_device_code_and_gfx_assembly(cassc, tmp_path: Path) -> None:
     project(tmp_path)
     cassc("--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu")
     kept = tmp_path / "kept"
     mirrored = next(kept.rglob("k.cu"))
     assert mirrored.read_text().startswith('#line 1 "k.cu"') and next(kept.rglob("scale.cuh"))
-    assert list(kept.rglob("*-gfx1100.bc"))
+    assert list(kept.rglob("*-gfx1100.hsaco"))
     assembly = next(kept.rglob("*-gfx1100.s")).read_text()
     assert "_Z1kPi" in assembly and "s_endpgm" in assembly
+    cassc("--keep", "--keep-dir", "kept-rdc", "-rdc=true", "-Iinc", "-c", "k.cu")
+    assert list((tmp_path / "kept-rdc").rglob("*-gfx1100.bc"))
     # --keep always compiles (a cache hit would keep nothing), as nvcc does
     assert "cache hit" not in cassc("-v", "--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu").stderr
 
@@ -200,8 +203,8 @@ def test_dryrun_keep_lists_the_commands_a_keep_run_executes(cassc, cassc_env: di
     assert listings[0] == listings[1] and not (replayed / "kept").exists()
     lines = [line.removeprefix("#$ ") for line in listings[0].splitlines() if line.startswith("#$ ")]
     commands = [shlex.split(line) for line in lines if not line.split("=", 1)[0].isidentifier()]
-    assert [c[1] for c in commands if c[1].startswith("--cassc-stage=")] == ["--cassc-stage=hipify",
-                                                                           "--cassc-stage=depfile"]
+    stages = [c[1].removeprefix("--cassc-stage=") for c in commands if c[1].startswith("--cassc-stage=")]
+    assert stages == ["hipify", "device-code", "depfile"]
     for command in commands:
         subprocess.run(command, cwd=replayed, env=env, check=True, capture_output=True)
     cassc(*arguments, cwd=ran, env=env)
@@ -211,10 +214,10 @@ def test_dryrun_keep_lists_the_commands_a_keep_run_executes(cassc, cassc_env: di
 
 
 @contextlib.contextmanager
-def sccache_server(env: dict[str, str], cache: Path, storage: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
-    """An sccache server of its own (a port, a cache dir: one machine), stopped afterwards."""
+def sccache_server(env: dict[str, str], cache: Path, settings: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """An sccache server of its own (a port, a cache dir: one machine; SCCACHE_* `settings`), stopped afterwards."""
     env = {**{k: v for k, v in env.items() if not k.startswith("SCCACHE_")}, "SCCACHE_DIR": str(cache),
-           "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "0", **(storage or {})}
+           "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "0", **(settings or {})}
     subprocess.run([SCCACHE, "--start-server"], env=env, check=True, capture_output=True)
     try:
         yield env
@@ -235,22 +238,29 @@ def sccache_compile(env: dict[str, str], root: Path, *extra: str) -> None:
     done = subprocess.run([SCCACHE, env["CUDACXX"], "-Iinc", *extra, "-c", "k.cu", "-o", "k.o", "-MD"], cwd=root,
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert gpu_targets(root / "k.o") == ["gfx1100"] and "inc/scale.cuh" in (root / "k.d").read_text()
+    assert "inc/scale.cuh" in (root / "k.d").read_text()
+    if "-rdc=true" in extra:  # device bitcode, for the device link
+        assert [t.rsplit("-", 1)[1] for t in read_host_object((root / "k.o").read_bytes()).device_sections] == ["gfx1100"]
+    else:
+        assert gpu_targets(root / "k.o") == ["gfx1100"]
 
 
 @needs_sccache
 @pytest.mark.parametrize("rdc", [False, True], ids=["c", "dc"])
 def test_sccache_hits_an_unchanged_rebuild_and_another_checkout_through_the_stand_in_nvcc(
         rdc: bool, cassc, cassc_env: dict[str, str], tmp_path: Path) -> None:
+    """sccache names the source by its absolute path (so does `__FILE__`, as with nvcc): a checkout at
+    another path hits where both lie below SCCACHE_BASEDIRS, as with ccache's CCACHE_BASEDIR."""
     base = {**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}
     extra = ["-rdc=true"] if rdc else []
-    with sccache_server(base, tmp_path / "sccache") as env:
-        first = project(tmp_path / "checkout-a")
+    basedirs = {"SCCACHE_BASEDIRS": f"{tmp_path / 'one'}{os.pathsep}{tmp_path / 'two'}"}
+    with sccache_server(base, tmp_path / "sccache", basedirs) as env:
+        first = project(tmp_path / "one" / "checkout")
         sccache_compile(env, first, *extra)
         assert sccache_counts(env) == (0, 1)
         sccache_compile(env, first, *extra)
         assert sccache_counts(env) == (1, 1)
-        second = project(tmp_path / "ci" / "workspace")
+        second = project(tmp_path / "two" / "checkout")
         sccache_compile(env, second, *extra)
         assert sccache_counts(env) == (2, 1)
     assert (first / "k.o").read_bytes() == (second / "k.o").read_bytes()
@@ -262,7 +272,8 @@ def test_sccache_two_machines_share_hits_through_redis(redis_url: str, cassc, ca
     """Two checkouts at different paths, each with its own sccache server and cache dir (two machines),
     sharing sccache's Redis storage: the second machine's compile is a hit from Redis."""
     base = {**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}
-    storage = {"SCCACHE_REDIS_ENDPOINT": redis_url}
+    storage = {"SCCACHE_REDIS_ENDPOINT": redis_url,
+               "SCCACHE_BASEDIRS": f"{tmp_path / 'one'}{os.pathsep}{tmp_path / 'two'}"}
     for machine, expected in (("one", (0, 1)), ("two", (1, 0))):
         with sccache_server(base, tmp_path / machine / "sccache", storage) as env:
             sccache_compile(env, project(tmp_path / machine / "checkout"))

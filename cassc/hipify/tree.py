@@ -33,6 +33,7 @@ class MirroredFile:
     original: Path  # absolute, as the user's tree has it
     mirrored: Path
     digest: str  # sha256 of the hipified text
+    body_digest: str  # sha256 of the hipified text after its `#line` (which names the file as spelled)
     renamed: int
     lines: int
 
@@ -61,11 +62,15 @@ class HipifiedUnit:
     missing_packages: tuple[MissingPackage, ...] = ()
 
     def original_of(self, path: Path) -> Path:
-        """The user's path for a mirrored path (others are returned unchanged)."""
-        try:
-            return Path("/") / path.relative_to(self.mirror_root)
-        except ValueError:
-            return path
+        return original_path(self.mirror_root, path)
+
+
+def original_path(mirror_root: Path, path: Path) -> Path:
+    """The user's path for a mirrored path (others are returned unchanged)."""
+    try:
+        return Path("/") / path.relative_to(mirror_root)
+    except ValueError:
+        return path
 
 
 def mirror_path(mirror_root: Path, original: Path) -> Path:
@@ -131,6 +136,7 @@ def hipify_unit(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(encoded)
         mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
+                                          hashlib.sha256(rewritten.encode(errors="surrogateescape")).hexdigest(),
                                           result.renamed, text.count("\n") + 1)
         for include in result.includes:
             found = _resolve(include.header, include.quoted, original.parent, user_dirs)
