@@ -72,8 +72,12 @@ class Runner:
             print(f"cassc: {message}", file=sys.stderr)
 
     def attempt(self, command: list[str], env: dict[str, str] | None = None) -> Attempt:
-        """Run a command and return its outcome, printing nothing but the command (-v/--dryrun)."""
-        self.show([f"{k}={v}" for k, v in (env or {}).items()] + command)
+        """Run a command and return its outcome, printing nothing but the command (-v/--dryrun). Its
+        environment comes first as `NAME=value` lines of their own, as nvcc prints them (tools that replay
+        the lines, sccache among them, take such a line for a variable whatever follows it)."""
+        for name, value in (env or {}).items():
+            self.show([f"{name}={value}"])
+        self.show(command)
         if self.dryrun:
             return Attempt(0, "", "")
         result = tools.run(command, check=False, env=env)
@@ -240,7 +244,8 @@ def front_end(source: InputFile, inv: Invocation, mirror_root: Path, runner: Run
     preprocessor options. Like nvcc's first step (`gcc -E -D__CUDACC__ -D__NVCC__ ...`) it carries -E and
     nvcc's macros, which is how tools that replay nvcc's dryrun (sccache) tell a translation unit's
     preprocessing step, to be run each time, from its compile, to be cached."""
-    arguments = ["-E", *[f"-D{m}" for m in unit_macros(source.kind, inv)], *[f"-D{d}" for d in inv.defines],
+    arguments = ["-E", *(["-x", inv.language] if inv.language else []),
+                 *[f"-D{m}" for m in unit_macros(source.kind, inv)], *[f"-D{d}" for d in inv.defines],
                  *[f"-U{u}" for u in inv.undefines], *[f"-I{d}" for d in inv.include_dirs]]
     for directory in inv.system_include_dirs:
         arguments += ["-isystem", directory]
