@@ -41,18 +41,21 @@ class Context:
     repairer: stages.Repairer
 
     def intermediates(self, index: int, source: InputFile) -> Path:
-        """The name its intermediates start with: in the work dir itself, which exists in a replay of the
-        dryrun as soon as the front end has written the mirror in it."""
-        return self.work_dir / f"{index}.{source.path.stem}"
+        """The name the intermediates of the command's `index`th input start with, in that unit's directory,
+        which holds its mirror too: in a replay of the dryrun it exists once the front end has run."""
+        return self.work_dir / str(index) / source.path.stem
 
-    def hipify(self, source: InputFile) -> stages.HipifiedUnit:
-        return stages.front_end(source, self.inv, self.work_dir / "mirror", self.runner)
+    def mirror_root(self, index: int) -> Path:
+        return self.work_dir / str(index) / "mirror"
+
+    def hipify(self, index: int, source: InputFile) -> stages.HipifiedUnit:
+        return stages.front_end(source, self.inv, self.mirror_root(index), self.runner)
 
     def compile_source(self, index: int, source: InputFile, mode: list[str] | None = None,
                        suffix: str = ".o", output: Path | None = None) -> stages.CompiledObject:
         """Compile one source; into `output` when clang may write it itself (a file, or a name not yet
         taken: clang replaces it atomically, as cassc would), else into the work dir."""
-        unit = self.hipify(source)
+        unit = self.hipify(index, source)
         flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
         intermediates = self.intermediates(index, source)
         target = (output if output is not None and is_plain_file_output(output)
@@ -79,7 +82,7 @@ def execute(inv: Invocation) -> int:
         return _clean_targets(inv)
     _validate_inputs(inv)
     work_dir = _work_dir(inv)
-    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
+    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, work_dir=work_dir,
                            device_label=",".join(inv.offload_archs))
     cache = Cache(enabled=None if not inv.dryrun else False)
     context = Context(inv, toolchain, work_dir, runner, cache, ModelRepairer(cache, inv.model, verbose=inv.verbose))
@@ -229,7 +232,7 @@ def compile_phase(ctx: Context) -> int:
         if ctx.inv.keep and source.kind is InputKind.CUDA:
             _keep_device_code(ctx, output, ctx.intermediates(index, source))
         if ctx.inv.depfile_with_compile:
-            _write_depfile(ctx, source, compiled.clang_depfile, output,
+            _write_depfile(ctx, source, compiled.clang_depfile, ctx.mirror_root(index), output,
                            nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
                            depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
     return 0
@@ -261,10 +264,10 @@ def device_code_stage(built: Path, intermediates: Path, toolchain: Toolchain) ->
         Path(f"{intermediates}-{arch}.s").write_text(assembly)
 
 
-def _write_depfile(ctx: Context, source: InputFile, clang_depfile: Path, output: Path | None,
+def _write_depfile(ctx: Context, source: InputFile, clang_depfile: Path, mirror_root: Path, output: Path | None,
                    nonsystem: bool, depfile: Path | None) -> None:
     """The `depfile` stage: the user's depfile from clang's, which names the mirror."""
-    request = {"source": str(source.path), "clang_depfile": str(clang_depfile), "mirror": str(ctx.work_dir / "mirror"),
+    request = {"source": str(source.path), "clang_depfile": str(clang_depfile), "mirror": str(mirror_root),
                "nonsystem": nonsystem, "phony": ctx.inv.depfile_phony_targets,
                "targets": list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))],
                "depfile": str(depfile) if depfile else None}
@@ -290,11 +293,11 @@ def depfile_stage(request: dict[str, Any], toolchain: Toolchain) -> None:
 def dependencies_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-M")
     for index, source in enumerate(sources):
-        unit = ctx.hipify(source)
+        unit = ctx.hipify(index, source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
         clang_depfile = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.intermediates(index, source))
         depfile = Path(ctx.inv.depfile) if ctx.inv.depfile else ctx.inv.output
-        _write_depfile(ctx, source, clang_depfile, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
+        _write_depfile(ctx, source, clang_depfile, ctx.mirror_root(index), None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
                        depfile=depfile)
     return 0
 
@@ -302,8 +305,8 @@ def dependencies_phase(ctx: Context) -> int:
 def preprocess_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-E")
     _single_output_check(ctx.inv, sources)
-    for source in sources:
-        unit = ctx.hipify(source)
+    for index, source in enumerate(sources):
+        unit = ctx.hipify(index, source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
         text = stages.preprocess_unit(unit, flags, ctx.runner)
         output = ctx.inv.output or (_default_output(source.path, ".cu.cpp.ii", ctx.inv)

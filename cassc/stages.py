@@ -53,7 +53,7 @@ class Runner:
     toolchain: tools.Toolchain
     verbose: bool = False
     dryrun: bool = False
-    mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
+    work_dir: Path | None = None  # paths in its units' mirrors (<work>/<n>/mirror/) are shown as the user's paths
     device_label: str = "gfx1100"  # the AMD target(s) that -Xptxas -v blocks name
 
     def show(self, command: list[str]) -> None:
@@ -82,8 +82,8 @@ class Runner:
             return Attempt(0, "", "")
         result = tools.run(command, check=False, env=env)
         diagnostics = result.stderr
-        if self.mirror_root is not None:
-            diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
+        if self.work_dir is not None:
+            diagnostics = re.sub(re.escape(f"{self.work_dir}/") + r"\d+/mirror/", "/", diagnostics)
         return Attempt(result.returncode, result.stdout, present_diagnostics(diagnostics, self.device_label))
 
     def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
