@@ -68,7 +68,9 @@ def corpus(scratch: Path, copy_name: str, hecbench: Path | None, benchmarks: lis
     return projects
 
 
-def build(projects: list[tuple[Path, str]], compiler: str, env: dict[str, str]) -> tuple[float, str]:
+def build(projects: list[tuple[Path, str]], compiler: str, env: dict[str, str],
+          failures: dict[str, str] | None = None) -> tuple[float, str]:
+    """Build every project; a failure raises, or with `failures` is recorded there (project: first error line)."""
     start = time.perf_counter()
     log = []
     for directory, variable in projects:
@@ -76,7 +78,10 @@ def build(projects: list[tuple[Path, str]], compiler: str, env: dict[str, str]) 
                               capture_output=True, text=True)
         log.append(done.stderr)
         if done.returncode != 0:
-            raise RuntimeError(f"make in {directory} failed:\n{done.stdout}\n{done.stderr}")
+            if failures is None:
+                raise RuntimeError(f"make in {directory} failed:\n{done.stdout}\n{done.stderr}")
+            failures[directory.name] = next((line for line in done.stderr.splitlines() if "error" in line),
+                                            done.stderr.strip()[-200:])
     return time.perf_counter() - start, "".join(log)
 
 
@@ -152,13 +157,14 @@ def sccache_runs(scratch: Path, base_env: dict[str, str], nvcc: str, hecbench: P
 
 
 def sccache_build(label: str, scratch: Path, copy: str, base_env: dict[str, str], settings: dict[str, str],
-                  nvcc: str, hecbench: Path | None, benchmarks: list[str]) -> Build:
+                  nvcc: str, hecbench: Path | None, benchmarks: list[str],
+                  failures: dict[str, str] | None = None) -> Build:
     """One build of a fresh copy through a fresh sccache server (one machine), with its counters."""
     env = {**base_env, **settings, "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "0",
            "CASSC_CACHE": "0"}
     subprocess.run([SCCACHE, "--start-server"], env=env, check=True, capture_output=True)
     try:
-        seconds, _ = build(corpus(scratch, copy, hecbench, benchmarks), f"{SCCACHE} {nvcc}", env)
+        seconds, _ = build(corpus(scratch, copy, hecbench, benchmarks), f"{SCCACHE} {nvcc}", env, failures)
         shown = subprocess.run([SCCACHE, "--show-stats", "--stats-format=json"], env=env, check=True,
                                capture_output=True, text=True)
     finally:
@@ -233,8 +239,10 @@ def dist_run(scratch: Path, base_env: dict[str, str], nvcc: str, hecbench: Path 
         wait_for_port(scheduler_port)
         wait_for_port(server_port)
         settings = {"SCCACHE_CONF": str(conf / "client.conf"), "SCCACHE_DIR": str(scratch / "sccache-dist")}
+        failures: dict[str, str] = {}
         result = sccache_build("build (cold, compile steps on the sccache-dist build server)", scratch, "sccache-dist",
-                               base_env, settings, nvcc, hecbench, benchmarks)
+                               base_env, settings, nvcc, hecbench, benchmarks, failures)
+        result.stats["failed projects"] = failures  # type: ignore[assignment]
         return result, (f"toolchain archive {archive.stat().st_size / 1e6:.0f} MB (clang, lld, clang-offload-bundler, "
                         "llvm-objcopy, clang's resource dir, cassc's device libraries)")
     finally:
@@ -327,6 +335,9 @@ def report(args: argparse.Namespace, ccache: list[Build], sccache: list[Build], 
                   "`clang++: error: cannot find ROCm device library`, then, given the device libraries,",
                   "`clang-offload-bundler: error: unable to find 'llvm-objcopy' in path`. Loopback only: one",
                   "machine stands in for the farm, so the wall time shows the protocol's cost, not a speed-up."]
+        failed = build_result.stats["failed projects"]
+        lines += ["", f"Projects that failed to build this way: {len(failed)} of {len(EXAMPLES) + len(args.benchmarks)}."]
+        lines += [f"- {name}: `{error.strip()}`" for name, error in failed.items()]
     lines.append("")
     return "\n".join(lines)
 

@@ -322,8 +322,11 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     # reproducible while staying unique per translation unit and configuration. It leaves out how the
     # source was spelled (sccache hands cassc an absolute path): a checkout elsewhere gets the same line,
     # and compiler caches hash `__FILE__`'s text, where that spelling shows, with the preprocessed text.
-    cuid = ["-cuid=" + _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
-            ] if kind is InputKind.CUDA else []
+    # clang's driver gives the CUID to HIP sources only: given to the front end as well, it also reaches a
+    # compile of the preprocessed unit (`-x hip-cpp-output`, what sccache-dist's build server runs), which
+    # would otherwise get none and the same `__hip_cuid_` in every object (-rdc device links fail on it).
+    cuid_value = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
+    cuid = [f"-cuid={cuid_value}", "-Xclang", f"-cuid={cuid_value}"] if kind is InputKind.CUDA else []
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
