@@ -325,8 +325,9 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     # clang's driver gives the CUID to HIP sources only: given to the front end as well, it also reaches a
     # compile of the preprocessed unit (`-x hip-cpp-output`, what sccache-dist's build server runs), which
     # would otherwise get none and the same `__hip_cuid_` in every object (-rdc device links fail on it).
+    # Joined (`-Xclang=`): sccache refuses `-Xclang <flag>` for a flag it does not know.
     cuid_value = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
-    cuid = [f"-cuid={cuid_value}", "-Xclang", f"-cuid={cuid_value}"] if kind is InputKind.CUDA else []
+    cuid = [f"-cuid={cuid_value}", f"-Xclang=-cuid={cuid_value}"] if kind is InputKind.CUDA else []
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
