@@ -31,10 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     return nvcc_main(args)
 
 
+STAGE_OPTION = "--cassc-stage="  # the command of one in-process stage, as -v/--dryrun lines show it
+
+
 def nvcc_main(args: list[str]) -> int:
     from cassc.invocation import parse_invocation
 
     try:
+        if args and args[0].startswith(STAGE_OPTION):
+            from cassc.driver import execute_stage
+
+            return execute_stage(args[0].removeprefix(STAGE_OPTION), args[1:])
         inv = parse_invocation(args)
         if inv.target == "nvidia":
             # Imports neither the AMD driver nor its toolchain: this runs where only nvcc is.

@@ -7,20 +7,21 @@ are only ever read.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cassc import compdb, nvcc_identity, stages, toolkit
 from cassc.cache import Cache
 from cassc.depfile import format_depfile
 from cassc.errors import InputError, OutputError, UsageError
 from cassc.hipify.tree import display_path
-from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation
-from cassc.outputs import atomic_output, check_writable, is_replaceable
+from cassc.invocation import SOURCE_KINDS, InputFile, InputKind, Invocation, parse_invocation
+from cassc.outputs import atomic_output, check_writable, is_plain_file_output, is_replaceable
 from cassc.repair.hook import ModelRepairer
 from cassc.toolchain import Toolchain, find_toolchain, run
 
@@ -39,16 +40,30 @@ class Context:
     cache: Cache
     repairer: stages.Repairer
 
+    def intermediates(self, index: int, source: InputFile) -> Path:
+        """The name the intermediates of the command's `index`th input start with, in that unit's directory,
+        which holds its mirror too: in a replay of the dryrun it exists once the front end has run."""
+        return self.work_dir / str(index) / source.path.stem
+
+    def mirror_root(self, index: int) -> Path:
+        return self.work_dir / str(index) / "mirror"
+
+    def hipify(self, index: int, source: InputFile) -> stages.HipifiedUnit:
+        return stages.front_end(source, self.inv, self.mirror_root(index), self.runner)
+
     def compile_source(self, index: int, source: InputFile, mode: list[str] | None = None,
-                       suffix: str = ".o") -> stages.CompiledObject:
-        unit = stages.hipify_source(source.path, self.inv, self.toolchain, self.work_dir)
+                       suffix: str = ".o", output: Path | None = None) -> stages.CompiledObject:
+        """Compile one source; into `output` when clang may write it itself (a file, or a name not yet
+        taken: clang replaces it atomically, as cassc would), else into the work dir."""
+        unit = self.hipify(index, source)
         flags = stages.unit_flags(source.kind, self.inv, self.toolchain, unit)
         if self.inv.compile_commands is not None and not self.runner.dryrun:
             arguments = stages.clangd_arguments(source.path.absolute(), source.kind, self.inv, self.toolchain)
             compdb.record(self.inv.compile_commands, compdb.entry(Path.cwd(), source.path.absolute(), arguments))
-        output = self.work_dir / "objects" / str(index) / (source.path.stem + suffix)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        return stages.compile_unit(unit, source.kind, flags, output, self.runner, self.cache, mode,
+        intermediates = self.intermediates(index, source)
+        target = (output if output is not None and is_plain_file_output(output)
+                  else intermediates.with_name(intermediates.name + suffix))
+        return stages.compile_unit(unit, source.kind, flags, target, intermediates, self.runner, self.cache, mode,
                                    use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
                                    keep_intermediates=self.inv.keep, host_compiler=self.inv.host_compiler)
 
@@ -69,13 +84,8 @@ def execute(inv: Invocation) -> int:
     if inv.clean_targets:
         return _clean_targets(inv)
     _validate_inputs(inv)
-    if inv.keep:
-        keep_root = Path(inv.keep_dir or ".")
-        keep_root.mkdir(parents=True, exist_ok=True)
-        work_dir = Path(tempfile.mkdtemp(prefix="cassc-", dir=keep_root))
-    else:
-        work_dir = Path(tempfile.mkdtemp(prefix="cassc-"))
-    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, mirror_root=work_dir / "mirror",
+    work_dir = _work_dir(inv)
+    runner = stages.Runner(toolchain, inv.verbose, inv.dryrun, work_dir=work_dir,
                            device_label=",".join(inv.offload_archs),
                            warnings_as_errors="all-warnings" in inv.werror_kinds)
     cache = Cache(enabled=None if not inv.dryrun else False)
@@ -85,6 +95,40 @@ def execute(inv: Invocation) -> int:
     finally:
         if not inv.keep:
             shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def execute_stage(name: str, arguments: list[str]) -> int:
+    """Run one in-process stage on its own, as its -v/--dryrun line names it (`nvcc --cassc-stage=NAME ...`)."""
+    if name == "hipify":
+        inv = parse_invocation(arguments, env={})  # the line holds every option the unit was built with
+        sources = inv.sources()
+        if len(sources) != 1 or inv.output is None:
+            raise UsageError("--cassc-stage=hipify takes one source and -o <mirror directory>")
+        stages.hipify_source(sources[0].path, inv, find_toolchain(), inv.output)
+    elif name == "depfile" and len(arguments) == 1:
+        depfile_stage(json.loads(arguments[0]), find_toolchain())
+    elif name == "install" and len(arguments) == 2:
+        install_stage(Path(arguments[0]), Path(arguments[1]))
+    elif name == "device-code" and len(arguments) == 2:
+        device_code_stage(Path(arguments[0]), Path(arguments[1]), find_toolchain())
+    else:
+        raise UsageError(f"--cassc-stage={name}: not a stage, or not its arguments "
+                         "(hipify, depfile, install, device-code)")
+    return 0
+
+
+def _work_dir(inv: Invocation) -> Path:
+    """Where intermediates go. Under --keep a directory named after the output in the keep directory, as
+    nvcc names its kept files after the input: the same command lists the same paths (--dryrun --keep,
+    which sccache replays), and builds into one keep directory do not meet. --dryrun creates nothing."""
+    if not inv.keep:
+        return Path(tempfile.mkdtemp(prefix="cassc-"))
+    sources = inv.sources()
+    named = inv.output or (sources[0].path if sources else Path("a.out"))
+    work_dir = Path(inv.keep_dir or ".") / f"{named.name}.cassc"
+    if not inv.dryrun:
+        work_dir.mkdir(parents=True, exist_ok=True)
+    return work_dir
 
 
 def _clean_targets(inv: Invocation) -> int:
@@ -167,7 +211,14 @@ def _sources_only(inv: Invocation, phase_name: str) -> list[InputFile]:
     return list(inv.inputs)
 
 
-def _install(built: Path, output: Path) -> None:
+def _install(runner: stages.Runner, built: Path, output: Path) -> None:
+    """The `install` stage, where the output is not clang's to write (a link, a device): copied atomically,
+    written through links and into devices as nvcc writes them."""
+    if built != output and runner.stage("install", [str(built), str(output)]):
+        install_stage(built, output)
+
+
+def install_stage(built: Path, output: Path) -> None:
     with atomic_output(output) as temporary:
         shutil.copyfile(built, temporary)
 
@@ -182,44 +233,77 @@ def compile_phase(ctx: Context) -> int:
     for index, source in enumerate(sources):
         output = ctx.inv.output or _default_output(source.path, ".o", ctx.inv)
         check_writable(output)
-        compiled = ctx.compile_source(index, source)
-        if ctx.runner.dryrun:
-            continue
-        _install(compiled.path, output)
+        compiled = ctx.compile_source(index, source, output=output)
+        _install(ctx.runner, compiled.path, output)
+        if ctx.inv.keep and source.kind is InputKind.CUDA:
+            _keep_device_code(ctx, output, ctx.intermediates(index, source))
         if ctx.inv.depfile_with_compile:
-            _write_depfile(ctx, source, compiled.dependencies, output,
+            _write_depfile(ctx, source, compiled.clang_depfile, ctx.mirror_root(index), output,
                            nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
                            depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
     return 0
 
 
-def _write_depfile(ctx: Context, source: InputFile, dependencies: tuple[Path, ...], output: Path | None,
+def _keep_device_code(ctx: Context, built: Path, intermediates: Path) -> None:
+    """--keep's device code, as nvcc keeps its PTX and cubin: read back from the object (clang makes it in
+    one process), so the compile's command line stays one that compiler caches take (they refuse
+    -save-temps)."""
+    if ctx.runner.stage("device-code", [str(built), str(intermediates)]):
+        device_code_stage(built, intermediates, ctx.toolchain)
+
+
+def device_code_stage(built: Path, intermediates: Path, toolchain: Toolchain) -> None:
+    """Each GPU target's code object (`<intermediates>-<arch>.hsaco`) and its gfx assembly (`.s`); an -rdc
+    object carries device bitcode instead, linked at the device link (`.bc`)."""
+    from cassc.formats.host_object import read_host_object
+
+    host = read_host_object(built.read_bytes(), str(built))
+    for triple, bitcode in host.device_sections.items():
+        Path(f"{intermediates}-{triple.rsplit('-', 1)[-1]}.bc").write_bytes(bitcode)
+    for entry in host.bundle_entries():
+        if not entry.payload:
+            continue
+        arch = entry.triple.rsplit("-", 1)[-1]
+        code_object = Path(f"{intermediates}-{arch}.hsaco")
+        code_object.write_bytes(entry.payload)
+        assembly = run([str(toolchain.llvm_objdump), "-d", f"--mcpu={arch}", str(code_object)]).stdout
+        Path(f"{intermediates}-{arch}.s").write_text(assembly)
+
+
+def _write_depfile(ctx: Context, source: InputFile, clang_depfile: Path, mirror_root: Path, output: Path | None,
                    nonsystem: bool, depfile: Path | None) -> None:
+    """The `depfile` stage: the user's depfile from clang's, which names the mirror."""
+    request = {"source": str(source.path), "clang_depfile": str(clang_depfile), "mirror": str(mirror_root),
+               "nonsystem": nonsystem, "phony": ctx.inv.depfile_phony_targets,
+               "targets": list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))],
+               "depfile": str(depfile) if depfile else None}
+    if ctx.runner.stage("depfile", [json.dumps(request, sort_keys=True)]):
+        depfile_stage(request, ctx.toolchain)
+
+
+def depfile_stage(request: dict[str, Any], toolchain: Toolchain) -> None:
     cwd = Path.cwd()
-    prerequisites = [str(source.path)]
-    for path in dependencies[1:]:
-        if nonsystem and stages.is_system_header(path, ctx.toolchain):
+    prerequisites = [request["source"]]
+    for path in stages.user_dependencies(Path(request["mirror"]), Path(request["clang_depfile"]))[1:]:
+        if request["nonsystem"] and stages.is_system_header(path, toolchain):
             continue
         prerequisites.append(display_path(path, cwd))
-    targets = list(ctx.inv.depfile_targets) or [str(output or _default_output(source.path, ".o", ctx.inv))]
-    text = format_depfile(targets, prerequisites, ctx.inv.depfile_phony_targets)
-    if depfile is None:
+    text = format_depfile(request["targets"], prerequisites, request["phony"])
+    if request["depfile"] is None:
         sys.stdout.write(text)
         return
-    with atomic_output(depfile) as temporary:
+    with atomic_output(Path(request["depfile"])) as temporary:
         temporary.write_text(text)
 
 
 def dependencies_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-M")
-    for source in sources:
-        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+    for index, source in enumerate(sources):
+        unit = ctx.hipify(index, source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
-        dependencies = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.work_dir)
-        if ctx.runner.dryrun:
-            continue
+        clang_depfile = stages.dependencies_of_unit(unit, flags, ctx.runner, ctx.intermediates(index, source))
         depfile = Path(ctx.inv.depfile) if ctx.inv.depfile else ctx.inv.output
-        _write_depfile(ctx, source, dependencies, None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
+        _write_depfile(ctx, source, clang_depfile, ctx.mirror_root(index), None, nonsystem=ctx.inv.phase == "nonsystem-dependencies",
                        depfile=depfile)
     return 0
 
@@ -227,8 +311,8 @@ def dependencies_phase(ctx: Context) -> int:
 def preprocess_phase(ctx: Context) -> int:
     sources = _sources_only(ctx.inv, "-E")
     _single_output_check(ctx.inv, sources)
-    for source in sources:
-        unit = stages.hipify_source(source.path, ctx.inv, ctx.toolchain, ctx.work_dir)
+    for index, source in enumerate(sources):
+        unit = ctx.hipify(index, source)
         flags = stages.unit_flags(source.kind, ctx.inv, ctx.toolchain, unit)
         text = stages.preprocess_unit(unit, flags, ctx.runner)
         output = ctx.inv.output or (_default_output(source.path, ".cu.cpp.ii", ctx.inv)
@@ -262,9 +346,8 @@ def device_only_phase(ctx: Context) -> int:
             raise UsageError(f"'{source.path}' has no device code; -{ctx.inv.phase} takes .cu files")
         output = ctx.inv.output or _default_output(source.path, suffix, ctx.inv)
         check_writable(output)
-        compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix)
-        if not ctx.runner.dryrun:
-            _install(compiled.path, output)
+        compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix, output=output)
+        _install(ctx.runner, compiled.path, output)
     return 0
 
 

@@ -75,6 +75,13 @@ def write_bytes_atomically(path: Path, data: bytes) -> None:
         temporary.write_bytes(data)
 
 
+def is_plain_file_output(path: Path) -> bool:
+    """Whether a compiler may write `path` itself: a regular file or a name not yet taken, which clang
+    replaces atomically (its temporary beside the output, renamed into place), as atomic_output does. A
+    link (written through) and a device or FIFO (written in place) are cassc's to write."""
+    return not path.is_symlink() and not _is_special(path)
+
+
 def is_replaceable(path: Path) -> bool:
     """Whether cassc may delete what is at `path` (nvcc -clean-targets): a file or a link, not a device."""
     return path.is_symlink() or path.is_file()

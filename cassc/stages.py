@@ -24,16 +24,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from cassc import __version__, toolchain as tools
+from cassc.cli import STAGE_OPTION
 from cassc.cache import Cache, digest, file_digest, file_stamp
-from cassc.depfile import parse_depfile
+from cassc.depfile import format_depfile, parse_depfile
 from cassc.clang_options import diagnostic_flags, in_nvcc_warning_scope, refused_by_xarch, werror_flags
 from cassc.diagnostics import present as present_diagnostics, promote_warnings, restore_source_lines
 from cassc.errors import CompileError, ToolchainError
 from cassc.formats.offload_bundle import HOST_TRIPLE, BundleEntry, device_triple, write_bundle
 from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
-from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
-from cassc.invocation import InputKind, Invocation
+from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit, original_path
+from cassc.invocation import InputFile, InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
+from cassc.outputs import write_bytes_atomically
 
 if TYPE_CHECKING:  # the object readers are imported only by builds that link
     from cassc.formats.host_object import HostObject
@@ -51,7 +53,7 @@ class Runner:
     toolchain: tools.Toolchain
     verbose: bool = False
     dryrun: bool = False
-    mirror_root: Path | None = None  # mirrored paths in diagnostics are shown as the user's paths
+    work_dir: Path | None = None  # paths in its units' mirrors (<work>/<n>/mirror/) are shown as the user's paths
     device_label: str = "gfx1100"  # the AMD target(s) that -Xptxas -v blocks name
     warnings_as_errors: bool = False  # -Werror all-warnings: warnings in nvcc's scope fail the command
 
@@ -59,19 +61,30 @@ class Runner:
         if self.verbose or self.dryrun:
             print("#$ " + shlex.join(command), file=sys.stderr)
 
+    def stage(self, name: str, arguments: list[str]) -> bool:
+        """Show an in-process stage as the command that runs it on its own (`nvcc --cassc-stage=NAME ...`):
+        a replay of the dryrun's lines (sccache replays `nvcc --dryrun --keep`) does the same work. True
+        when the caller is to do the work (not --dryrun)."""
+        self.show(stage_command(name, arguments))
+        return not self.dryrun
+
     def note(self, message: str) -> None:
         if self.verbose or self.dryrun:
             print(f"cassc: {message}", file=sys.stderr)
 
     def attempt(self, command: list[str], env: dict[str, str] | None = None) -> Attempt:
-        """Run a command and return its outcome, printing nothing but the command (-v/--dryrun)."""
-        self.show([f"{k}={v}" for k, v in (env or {}).items()] + command)
+        """Run a command and return its outcome, printing nothing but the command (-v/--dryrun). Its
+        environment comes first as `NAME=value` lines of their own, as nvcc prints them (tools that replay
+        the lines, sccache among them, take such a line for a variable whatever follows it)."""
+        for name, value in (env or {}).items():
+            self.show([f"{name}={value}"])
+        self.show(command)
         if self.dryrun:
             return Attempt(0, "", "")
         result = tools.run(command, check=False, env=env)
         diagnostics = result.stderr
-        if self.mirror_root is not None:
-            diagnostics = diagnostics.replace(f"{self.mirror_root}/", "/")
+        if self.work_dir is not None:
+            diagnostics = re.sub(re.escape(f"{self.work_dir}/") + r"\d+/mirror/", "/", diagnostics)
             diagnostics = restore_source_lines(diagnostics, _line_reader())
         diagnostics = present_diagnostics(diagnostics, self.device_label)
         if not self.warnings_as_errors:
@@ -107,6 +120,11 @@ def _line_reader() -> Callable[[str, int], str | None]:
     return line_of
 
 
+def stage_command(name: str, arguments: list[str]) -> list[str]:
+    """The stand-in toolkit's nvcc runs this cassc install, from any directory and environment."""
+    return [str(toolkit_root() / "bin" / "nvcc"), STAGE_OPTION + name, *arguments]
+
+
 @dataclass(frozen=True)
 class Attempt:
     returncode: int
@@ -133,10 +151,7 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
             flags.append(f"--rocm-path={toolchain.root}")
         flags.append(f"--rocm-device-lib-path={toolchain.device_lib_dir(inv.offload_archs)}")
         flags += ["-include", str(CUDA_COMPAT_HEADER)]
-        flags += ["-D" + m for m in predefined_macros(
-            cuda_archs=inv.cuda_archs, cuda_arch=inv.cuda_arch, rdc=inv.rdc, device_debug=inv.device_debug,
-            relaxed_constexpr=inv.relaxed_constexpr, extended_lambda=inv.extended_lambda,
-            extensible_whole_program=inv.extensible_whole_program)]
+        flags += ["-D" + m for m in unit_macros(kind, inv)]
         flags += ["-fgpu-rdc"] if inv.rdc else []
         flags += ["-Xarch_host", "-g"] if inv.debug else []
         device_opt = "0" if inv.device_debug and inv.device_optimize != "on" else "3"
@@ -159,7 +174,17 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
         return flags
     language = "c" if kind is InputKind.C else "c++"
     flags = ["-x", language, "-D__HIP_PLATFORM_AMD__", "-include", str(HOST_COMPAT_HEADER)]
-    return flags + list(inv.host_compiler_options)
+    return flags + ["-D" + m for m in unit_macros(kind, inv)] + list(inv.host_compiler_options)
+
+
+def unit_macros(kind: InputKind, inv: Invocation) -> list[str]:
+    """The macros nvcc defines for a unit (-D): for a C or C++ file, those it gives the host compiler
+    (the toolkit version and __CUDA_ARCH_LIST__; __NVCC__ comes from host_compat.h)."""
+    options = {"rdc": inv.rdc, "device_debug": inv.device_debug, "relaxed_constexpr": inv.relaxed_constexpr,
+               "extended_lambda": inv.extended_lambda, "extensible_whole_program": inv.extensible_whole_program}
+    if kind is not InputKind.CUDA:
+        options = dict.fromkeys(options, False)
+    return predefined_macros(cuda_archs=inv.cuda_archs, cuda_arch=inv.cuda_arch, **options)
 
 
 def _math_flags(inv: Invocation) -> list[str]:
@@ -214,7 +239,12 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
     for header in unit.pre_includes:
         flags += ["-include", header]
     flags += ["-isystem", str(COMPAT_INCLUDE_DIR)]
-    flags.append(f"-ffile-prefix-map={unit.mirror_root}/=/")
+    # Debug info names the main file by its path and the directory it was found in: the mirror's, mapped
+    # back to the user's. Without debug info nothing in the object names the mirror (the `#line` names
+    # are the user's), and the flag stays off the command line: it would make the line differ with the
+    # work directory, which sccache hashes (its replay of --dryrun --keep puts that in a fresh directory).
+    if records_paths(flags):
+        flags.append(f"-ffile-prefix-map={unit.mirror_root}/=/")
     # HIP marks its runtime API [[nodiscard]]; CUDA does not, and CUDA code ignores results freely.
     # Last, so that a -Wall passed through -Xcompiler does not turn it back on.
     flags.append("-Wno-unused-result")
@@ -255,16 +285,34 @@ def _is_default_include_dir(directory: str) -> bool:
 # source stages
 
 
-def hipify_source(source: Path, inv: Invocation, toolchain: tools.Toolchain, work_dir: Path) -> HipifiedUnit:
+def front_end(source: InputFile, inv: Invocation, mirror_root: Path, runner: Runner) -> HipifiedUnit:
+    """cassc's front end, hipify, runs in-process; its line is the `hipify` stage command with the unit's
+    preprocessor options. Like nvcc's first step (`gcc -E -D__CUDACC__ -D__NVCC__ ...`) it carries -E and
+    nvcc's macros, which is how tools that replay nvcc's dryrun (sccache) tell a translation unit's
+    preprocessing step, to be run each time, from its compile, to be cached."""
+    arguments = ["-E", *(["-x", inv.language] if inv.language else []),
+                 *[f"-D{m}" for m in unit_macros(source.kind, inv)], *[f"-D{d}" for d in inv.defines],
+                 *[f"-U{u}" for u in inv.undefines], *[f"-I{d}" for d in inv.include_dirs]]
+    for directory in inv.system_include_dirs:
+        arguments += ["-isystem", directory]
+    for header in inv.pre_includes:
+        arguments += ["-include", header]
+    runner.stage("hipify", [*arguments, str(source.path), "-o", str(mirror_root)])
+    return hipify_source(source.path, inv, runner.toolchain, mirror_root, write=not runner.dryrun)
+
+
+def hipify_source(source: Path, inv: Invocation, toolchain: tools.Toolchain, mirror_root: Path,
+                  write: bool = True) -> HipifiedUnit:
     return hipify_unit(
         source,
-        mirror_root=work_dir / "mirror",
+        mirror_root=mirror_root,
         tables=load_tables(),
         include_dirs=inv.include_dirs,
         system_include_dirs=inv.system_include_dirs,
         pre_includes=inv.pre_includes,
         toolchain_roots=(toolchain.root,) if toolchain.kind == "rocm" else (),
         library_include_dirs=toolchain.library_include_dirs,
+        write=write,
     )
 
 
@@ -273,6 +321,7 @@ class CompiledObject:
     path: Path
     dependencies: tuple[Path, ...]  # the user's files the object was built from (source first)
     cached: bool
+    clang_depfile: Path  # clang's -MD file, naming the mirror (the depfile stage reads it)
 
 
 def compiler_for(kind: InputKind, use_hipcc: bool, toolchain: tools.Toolchain,
@@ -297,38 +346,45 @@ class Repairer(Protocol):
         ...
 
 
-def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, runner: Runner,
+def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: Path, intermediates: Path,
+                 runner: Runner,
                  cache: Cache, mode: list[str] | None = None, use_hipcc: bool = False,
                  repairer: Repairer | None = None, keep_intermediates: bool = False,
                  host_compiler: str | None = None) -> CompiledObject:
-    """Compile a hipified unit to `output` (a path in cassc's work dir). `mode` replaces `-c` for
-    device-only outputs (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang.
-    A `repairer` (model repair) gets the failing compile; the object is cached under the unrepaired
-    unit's key, so an unchanged source is repaired once."""
+    """Compile a hipified unit to `output`: the user's output when clang may write it itself (as nvcc's
+    host compiler writes its -o), else a path in cassc's work dir. `intermediates` starts the names of
+    the unit's other files there (clang's depfile, the dependency list). `mode` replaces `-c` for device-only outputs
+    (-cubin/-fatbin/-ptx). With `use_hipcc` the ROCm hipcc runs instead of clang. A `repairer` (model
+    repair) gets the failing compile; the object is cached under the unrepaired unit's key, so an
+    unchanged source is repaired once. `keep_intermediates` (--keep) always compiles: a hit would keep
+    nothing, and the dryrun's lines, which --keep runs execute as listed, compile."""
     mode = mode or ["-c"]
     cwd = Path.cwd()
     compiler, env = compiler_for(kind, use_hipcc, runner.toolchain, host_compiler)
     chosen = [compiler] if compiler != str(runner.toolchain.clang) else []
     key = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd)
-    raw_depfile = output.with_suffix(".clang.d")
-    # clang's default CUID hashes the (temporary) mirror path; a CUID from the cache key makes objects
-    # reproducible while staying unique per translation unit and configuration.
-    cuid = ["-cuid=" + key[:16]] if kind is InputKind.CUDA else []
-    # nvcc --keep keeps every intermediate; clang's -save-temps=obj writes them beside the object in
-    # the kept work directory: preprocessed sources, host and device bitcode, gfx assembly. Not part of
-    # the key (the object is the same), but a hit would keep nothing, so --keep always compiles.
-    save_temps = ["-save-temps=obj"] if keep_intermediates else []
-    command = [compiler, *flags, *cuid, *mode, *save_temps, str(unit.main), "-o", str(output),
-               "-MD", "-MF", str(raw_depfile)]
+    raw_depfile = _named(intermediates, ".clang.d")
+    # clang's default CUID hashes the (temporary) mirror path; a CUID from the key makes objects
+    # reproducible while staying unique per translation unit and configuration. It leaves out how the
+    # source was spelled (sccache hands cassc an absolute path): a checkout elsewhere gets the same line,
+    # and compiler caches hash `__FILE__`'s text, where that spelling shows, with the preprocessed text.
+    # clang's driver gives the CUID to HIP sources only: given to the front end as well, it also reaches a
+    # compile of the preprocessed unit (`-x hip-cpp-output`, what sccache-dist's build server runs), which
+    # would otherwise get none and the same `__hip_cuid_` in every object (-rdc device links fail on it).
+    # Joined (`-Xclang=`): sccache refuses `-Xclang <flag>` for a flag it does not know.
+    cuid_value = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
+    cuid = [f"-cuid={cuid_value}", f"-Xclang=-cuid={cuid_value}"] if kind is InputKind.CUDA else []
+    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
-        output.write_bytes(hit.read_bytes("output"))
+        write_bytes_atomically(output, hit.read_bytes("output"))
         # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
         if DIAGNOSTICS_FILE in hit.files:
             runner.replay(hit.read_text(DIAGNOSTICS_FILE), f"compiling {display_path(unit.original_of(unit.main), cwd)}")
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
+        raw_depfile.write_text(format_depfile([str(output)], [str(p) for p in dependencies], False))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
-        return CompiledObject(output, dependencies, cached=True)
+        return CompiledObject(output, dependencies, True, raw_depfile)
     what = f"compiling {display_path(unit.original_of(unit.main), Path.cwd())}"
     attempts: list[Attempt] = []  # the last one made the object: its diagnostics are cached with it
 
@@ -347,22 +403,26 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     else:
         repairer.compile(unit, attempt, what)
     if runner.dryrun:
-        return CompiledObject(output, (), cached=False)
+        return CompiledObject(output, (), False, raw_depfile)
     dependencies = _user_dependencies(unit, raw_depfile)
-    dependency_list = output.with_suffix(".deps.json")
     # Relative below the working directory, like the key: an entry serves a copy of the tree elsewhere.
+    dependency_list = _named(intermediates, ".deps.json")
     dependency_list.write_text(json.dumps([display_path(p, cwd) for p in dependencies]))
     mirrored = {f.original for f in unit.files}
     outside = [p for p in dependencies if p not in mirrored]
     system = [p for p in outside if is_system_header(p, runner.toolchain)]
-    diagnostics_list = output.with_suffix(".diagnostics.txt")
+    diagnostics_list = _named(intermediates, ".diagnostics.txt")
     diagnostics_list.write_text(attempts[-1].diagnostics)
     cache.store(key, {"output": output, "dependencies.json": dependency_list, DIAGNOSTICS_FILE: diagnostics_list}, {
         "extra_dependencies": {display_path(p, cwd): file_digest(p) for p in outside if p not in system},
         "system_dependencies": {str(p): file_stamp(p) for p in system},
         "source": str(unit.original_of(unit.main)),
     })
-    return CompiledObject(output, dependencies, cached=False)
+    return CompiledObject(output, dependencies, False, raw_depfile)
+
+
+def _named(intermediates: Path, suffix: str) -> Path:
+    return intermediates.with_name(intermediates.name + suffix)
 
 
 def is_system_header(path: Path, toolchain: tools.Toolchain) -> bool:
@@ -371,36 +431,45 @@ def is_system_header(path: Path, toolchain: tools.Toolchain) -> bool:
     return any(path.is_relative_to(root) for root in roots)
 
 
-# Flags under which clang records the working directory in the object (DWARF's DW_AT_comp_dir).
-DEBUG_INFO_FLAGS = ("-g", "-gline-tables-only")
+def records_paths(flags: list[str]) -> bool:
+    """Whether the object gets debug info (-g..., -Xarch_device -g, -gline-tables-only), which records
+    the working directory (DW_AT_comp_dir) and the main file's path."""
+    return any(f.startswith("-g") and f != "-g0" for f in flags)
+
 
 
 def _compile_key(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain,
-                 cwd: Path) -> str:
+                 cwd: Path, spelling: bool = True) -> str:
     """The key depends on paths only where the object does, as nvcc's would: files are named as their
     #line names them (relative below the working directory), paths below the working directory in flags
     are relative, and the working directory itself counts only with debug info. The same tree built
-    from another path (a second checkout, a CI workspace) therefore hits."""
+    from another path (a second checkout, a CI workspace) therefore hits. Without `spelling` each file's
+    `#line` (the name as the command line spelled it) is left out."""
     portable_flags = [f.replace(str(unit.mirror_root), "@MIRROR@").replace(f"{cwd}/", "@CWD@/")
                       for f in flags]
-    directory = str(cwd) if any(f in DEBUG_INFO_FLAGS for f in flags) else ""
+    directory = str(cwd) if records_paths(flags) else ""
     parts: list[str | bytes] = ["compile", __version__, toolchain.identity(), kind.value,
                                 CUDA_COMPAT_HEADER.read_bytes(), HOST_COMPAT_HEADER.read_bytes(),
                                 "\0".join(portable_flags), directory]
-    for name, hipified_digest in sorted((display_path(f.original, cwd), f.digest) for f in unit.files):
+    files = ((display_path(f.original, cwd), f.digest if spelling else f.body_digest) for f in unit.files)
+    for name, hipified_digest in sorted(files):
         parts += [name, hipified_digest]
     return digest(*parts)
 
 
 def _user_dependencies(unit: HipifiedUnit, raw_depfile: Path) -> tuple[Path, ...]:
-    """clang's dependencies, mapped from the mirror to the user's files; cassc's own files dropped."""
     try:
-        prerequisites = parse_depfile(raw_depfile.read_text())
+        return user_dependencies(unit.mirror_root, raw_depfile)
     except OSError:
         return (unit.original_of(unit.main),)
+
+
+def user_dependencies(mirror_root: Path, raw_depfile: Path) -> tuple[Path, ...]:
+    """clang's dependencies (its -MD file), mapped from the mirror to the user's files; cassc's own files
+    dropped. The source comes first."""
     result: dict[Path, None] = {}
-    for name in prerequisites:
-        path = unit.original_of(Path(name))
+    for name in parse_depfile(raw_depfile.read_text()):
+        path = original_path(mirror_root, Path(name))
         if not path.is_relative_to(DATA_DIR):
             result[path] = None
     return tuple(result)
@@ -423,12 +492,13 @@ def _unmirrored_line_markers(text: str, unit: HipifiedUnit, cwd: Path) -> str:
     return text.replace(f'"{unit.mirror_root}/', '"/')
 
 
-def dependencies_of_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, work_dir: Path) -> tuple[Path, ...]:
-    raw_depfile = work_dir / "deps.clang.d"
+def dependencies_of_unit(unit: HipifiedUnit, flags: list[str], runner: Runner, intermediates: Path) -> Path:
+    """clang's dependency file for the unit (naming the mirror, as the depfile stage reads it)."""
+    raw_depfile = _named(intermediates, ".clang.d")
     mode = ["--cuda-host-only"] if "hip" in flags else []
     runner.run([str(runner.toolchain.clang), *flags, *mode, "-M", "-MF", str(raw_depfile), str(unit.main)],
                what="generating dependencies")
-    return () if runner.dryrun else _user_dependencies(unit, raw_depfile)
+    return raw_depfile
 
 
 # ------------------------------------------------------------------------------------------------

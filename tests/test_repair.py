@@ -100,12 +100,12 @@ def compile_with(source: Path, backend: FixedAnswer, cache: Cache) -> tuple[stag
     inv = parse_invocation(["-c", source.name, "-o", source.with_suffix(".o").name])  # run in its directory
     toolchain = find_toolchain()
     work = source.parent / "work"
-    unit = stages.hipify_source(Path(source.name), inv, toolchain, work)
+    unit = stages.hipify_source(Path(source.name), inv, toolchain, work / "0" / "mirror")
     flags = stages.unit_flags(inv.inputs[0].kind, inv, toolchain, unit)
-    runner = stages.Runner(toolchain, mirror_root=work / "mirror")
+    runner = stages.Runner(toolchain, work_dir=work)
     repairer = ModelRepairer(cache, settings=RepairSettings(), backend=backend)
     output = work / "out.o"
-    return stages.compile_unit(unit, inv.inputs[0].kind, flags, output, runner, cache, repairer=repairer), repairer
+    return stages.compile_unit(unit, inv.inputs[0].kind, flags, output, work / "0" / "source", runner, cache, repairer=repairer), repairer
 
 
 @pytest.fixture
@@ -164,7 +164,7 @@ def test_answers_changing_what_no_error_implicates_are_rejected(
     assert f"model repair rejected for {name}.cu" in stderr and reason in stderr
     assert "model repair did not fix this unit; the errors above are those of hipify's translation" in stderr
     assert ": error: " in stderr  # the compiler's own errors, as without a model
-    mirrored = next((tmp_path / "work" / "mirror").rglob(f"{name}.cu")).read_text()
+    mirrored = next((tmp_path / "work" / "0" / "mirror").rglob(f"{name}.cu")).read_text()
     assert answer not in mirrored and ("asm volatile" in mirrored or "= __cassc_activemask();" in mirrored)
 
 

@@ -115,7 +115,7 @@ def test_hipcc_route_on_a_rocm_install(cassc, tmp_path: Path) -> None:
                              "int main() { float* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); }\n")
     env = {"ROCM_PATH": str(rocm), "HIP_PATH": str(rocm), "HIP_CLANG_PATH": str(llvm_bin)}
     result = cassc("-v", "--cassc-use-hipcc", "k.cu", "-o", "app", env=env)
-    assert f"#$ HIP_PLATFORM=amd {rocm}/bin/hipcc " in result.stderr
+    assert f"#$ HIP_PLATFORM=amd\n#$ {rocm}/bin/hipcc " in result.stderr
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
     debian = cassc("--cassc-use-hipcc", "-c", "k.cu", check=False)
     assert debian.returncode == 1 and "needs a ROCm install with bin/hipcc" in debian.stderr

@@ -33,6 +33,7 @@ class MirroredFile:
     original: Path  # absolute, as the user's tree has it
     mirrored: Path
     digest: str  # sha256 of the hipified text
+    body_digest: str  # sha256 of the hipified text after its `#line` (which names the file as spelled)
     renamed: int
     lines: int
 
@@ -61,11 +62,15 @@ class HipifiedUnit:
     missing_packages: tuple[MissingPackage, ...] = ()
 
     def original_of(self, path: Path) -> Path:
-        """The user's path for a mirrored path (others are returned unchanged)."""
-        try:
-            return Path("/") / path.relative_to(self.mirror_root)
-        except ValueError:
-            return path
+        return original_path(self.mirror_root, path)
+
+
+def original_path(mirror_root: Path, path: Path) -> Path:
+    """The user's path for a mirrored path (others are returned unchanged)."""
+    try:
+        return Path("/") / path.relative_to(mirror_root)
+    except ValueError:
+        return path
 
 
 def mirror_path(mirror_root: Path, original: Path) -> Path:
@@ -93,7 +98,10 @@ def hipify_unit(
     toolchain_roots: tuple[Path, ...] = (),
     library_include_dirs: tuple[Path, ...] = (),
     cwd: Path | None = None,
+    write: bool = True,
 ) -> HipifiedUnit:
+    """Hipify `source` and the local headers it reaches into the mirror. With `write` false nothing is
+    written (--dryrun): the unit, with its digests, is computed all the same."""
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
@@ -123,10 +131,12 @@ def hipify_unit(
         name = spelled if spelled is not None else display_path(original, cwd)
         hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
         target = mirror_path(mirror_root, original)
-        target.parent.mkdir(parents=True, exist_ok=True)
         encoded = hipified.encode(errors="surrogateescape")
-        target.write_bytes(encoded)
+        if write:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(encoded)
         mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
+                                          hashlib.sha256(rewritten.encode(errors="surrogateescape")).hexdigest(),
                                           result.renamed, text.count("\n") + 1)
         for include in result.includes:
             found = _resolve(include.header, include.quoted, original.parent, user_dirs)
