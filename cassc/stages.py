@@ -615,8 +615,7 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     (-lcudart, -lcurand...) become their HIP counterparts."""
     renames = load_tables().link_libraries
     flags = ["-shared"] if inv.shared else []
-    # nvcc's -g is host debug information only (-G is the device's)
-    flags += ["-g"] if inv.debug and kind is not InputKind.CUDA else []
+    flags += ["-g"] if inv.debug else []
     flags += ["-pg"] if inv.profile else []
     flags += list(inv.host_compiler_options)
     flags += [f"-L{d}" for d in inv.library_dirs]
