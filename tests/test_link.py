@@ -87,6 +87,14 @@ def test_mixed_sources_objects_and_default_output(cassc, tmp_path: Path) -> None
     assert gpu_targets(tmp_path / "a.out") == ["gfx1100"]
 
 
+def test_host_debug_link(cassc, tmp_path: Path) -> None:
+    """nvcc's -g is host debug information: it reaches the link of objects as well as the compile."""
+    write(tmp_path / "k.cu", "__global__ void k(int* p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
+    cassc("-g", "-c", "k.cu")
+    cassc("-g", "k.o", "-o", "app")
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
 def test_run_builds_and_executes(cassc, tmp_path: Path) -> None:
     write(tmp_path / "hello.cu", '#include <cstdio>\nint main(int argc, char** argv) '
                                  '{ std::printf("args=%d\\n", argc); return 3; }\n')
