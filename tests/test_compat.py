@@ -309,3 +309,39 @@ int main() { float* x; cudaMalloc(&x, 4); cudaFree(x); }
 """)
     result = cassc("-Xcompiler", "-Wall", "main.cu", "-o", "app")
     assert "nodiscard" not in result.stderr
+
+
+def test_half_conversions_round_as_their_names_say(cassc, tmp_path: Path) -> None:
+    """CUDA's _rz/_rd/_ru (and half -> integer _rn) conversions: HIP rounds float/int -> half to nearest
+    and truncates half -> integer whatever the suffix. cassc's adapters are __host__ __device__: the host
+    run checks the bits the device gets too, and the kernel shows the device side compiles."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cstdio>
+__global__ void k(float* f, int* i, __half* h) {
+  h[0] = __float2half_rz(f[0]);
+  h[1] = __int2half_ru(i[0]);
+  i[1] = __half2int_rn(h[2]) + __half2ll_rd(h[3]) + __half2ushort_ru(h[4]);
+  h[5] = hrcp(h[6]);
+  h[7] = __low2half(h2rcp(__halves2half2(h[8], h[9])));
+}
+static void bits(__half h) { printf("%04x ", __half_as_ushort(h)); }
+int main() {
+  const float between = 1.000732421875f;  // 0.75 ulp above 1.0: nearest is 1 + 2^-10
+  for (float x : {between, -between, 70000.0f, 1e-10f}) {
+    bits(__float2half(x)); bits(__float2half_rz(x)); bits(__float2half_rd(x)); bits(__float2half_ru(x));
+  }
+  bits(__int2half_rn(2049)); bits(__int2half_rz(2049)); bits(__int2half_ru(2049)); bits(__ll2half_rd(-2049));
+  bits(__uint2half_ru(65505u)); bits(hrcp(__float2half(3.0f)));
+  const __half two_and_half = __float2half(2.5f), minus = __float2half(-2.5f), nan = __float2half(0.0f / 0.0f);
+  printf("%d %d %d %d %d %d %u %u %d\\n", __half2int_rn(two_and_half), __half2int_rd(minus), __half2int_ru(two_and_half),
+         __half2int_rz(minus), __half2int_rn(nan), __half2short_rn(__float2half(1e6f)), __half2uint_rn(minus),
+         __half2ushort_ru(__float2half(65504.0f)), (int)__half2ll_rn(__float2half(-0.5f)));
+}
+""")
+    cassc("-arch=sm_80", "main.cu", "-o", "app")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.split() == [
+        "3c01", "3c00", "3c00", "3c01",  "bc01", "bc00", "bc01", "bc00",  "7c00", "7bff", "7bff", "7c00",
+        "0000", "0000", "0000", "0001",  "6800", "6800", "6801", "e801",  "7c00", "3555",
+        "2", "-3", "3", "-2", "0", "32767", "0", "65504", "0"]
