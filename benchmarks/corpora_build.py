@@ -15,6 +15,11 @@ written to), twice:
   shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi
            CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
            set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
+           configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`:
+           the nvcc reference needs NVIDIA's cuBLAS and cuFFT (--cuda-libraries: a directory with include/
+           and lib/, e.g. the nvidia-cublas and nvidia-cufft wheels' nvidia/cu13 unpacked, found through
+           CPATH/LIBRARY_PATH as a user's own install would be), cassc needs hipBLAS and hipFFT: on Debian 12's
+           HIP 5.2 neither exists, so SHOC's cassc build runs in the ROCm 6.4 root (.ci/in-rocm-root).
   book     (github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-) every `.cu` as the
            book builds it, `nvcc -o PROGRAM PROGRAM.cu` in its chapter directory, with
            `-lGL -lGLU -lglut` for the programs that include the book's OpenGL helpers.
@@ -24,6 +29,10 @@ win). Results are kept in --state keyed by a digest of the program's sources (an
 for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
 
     .venv/bin/python benchmarks/corpora_build.py parboil /work/corpora/parboil
+    .venv/bin/python benchmarks/corpora_build.py shoc /work/corpora/shoc --variants nvcc --cuda-libraries DIR
+    CASSC_ROOT_READ_ONLY=/work/corpora/shoc .ci/in-rocm-root env PYTHONPATH=$PWD /var/lib/cassc-ci/venv/bin/python \
+        benchmarks/corpora_build.py shoc /work/corpora/shoc --variants cassc --cassc /var/lib/cassc-ci/venv/bin/cassc \
+        --state STATE   (STATE inside this checkout, which the root sees at the same path)
     .venv/bin/python benchmarks/corpora_build.py report      # writes benchmarks/results/corpora-build.md
 """
 
@@ -66,7 +75,9 @@ REMOVED_FROM_CUDA = re.compile(
     r"(undefined|not declared|no template|deprecated|undeclared|is not a template)"
     r"|(undefined|not declared|undeclared|no template|is not a template)[^\n]*\b(texture|cudaBindTexture\w*|"
     r"cudaUnbindTexture|tex1Dfetch|tex[123]D|cudaThread\w+|surface|__shfl|__any|__all|__ballot)\b"
-    r"|class \"cudaDeviceProp\" has no member")  # legacy fields CUDA 13 dropped (clockRate...)
+    r"|class \"cudaDeviceProp\" has no member"  # legacy fields CUDA 13 dropped (clockRate...)
+    r"|.struct cudaDeviceProp. has no member named"  # the same, from g++ on a .cpp nvcc hands on
+    r"|.cudaThread\w+. was not declared")
 
 
 def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[bool, str, float]:
@@ -79,7 +90,7 @@ def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout
         return False, f"timed out after {timeout:.0f} s", time.perf_counter() - started
 
 
-def environment(variant: str, cassc: str, scratch: Path) -> dict[str, str]:
+def environment(variant: str, cassc: str, scratch: Path, cuda_libraries: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
@@ -87,7 +98,21 @@ def environment(variant: str, cassc: str, scratch: Path) -> dict[str, str]:
         return environment_of_cassc_env(cassc, env)
     env.update(CUDA_PATH="/usr/local/cuda", CUDA_HOME="/usr/local/cuda",
                PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}")
+    if cuda_libraries is not None:
+        libraries = unversioned_links(cuda_libraries / "lib", scratch / "cuda-libraries")
+        for name, value in (("CPATH", cuda_libraries / "include"), ("LIBRARY_PATH", libraries),
+                            ("LD_LIBRARY_PATH", libraries)):
+            env[name] = os.pathsep.join(filter(None, [str(value), env.get(name)]))
     return env
+
+
+def unversioned_links(directory: Path, links: Path) -> Path:
+    """`links` with lib<name>.so for each lib<name>.so.<N> in `directory` (wheels ship only the latter,
+    which `-l<name>` does not find)."""
+    links.mkdir(parents=True, exist_ok=True)
+    for library in directory.glob("lib*.so.*"):
+        (links / f"{library.name.split('.so.')[0]}.so").symlink_to(library.resolve())
+    return links
 
 
 # ------------------------------------------------------------------------------------------------
@@ -159,8 +184,9 @@ def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: fl
     the make output of its directory."""
     configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", f"CUDA_CPPFLAGS={SHOC_ARCH}"]
     ok, log, seconds = run_logged(configure, root, env, timeout)
-    if not ok:
-        error = f"configure: {first_error(log)}"
+    failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
+    if not ok or "no usable CUDA installation found" in log:
+        error = f"configure: {first_error(log) if not ok else 'no usable CUDA: ' + '; '.join(failed_checks[-2:])}"
         return {p: Build(p, "", False, 0.0, error, log[-6000:]) for p in programs}
     ok, log, seconds = run_logged(["make", "-k", "-j1"], root, env, timeout * 4)
     chunks: dict[str, list[str]] = {}
@@ -227,7 +253,7 @@ def build_corpus(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory(prefix=f"corpora-{args.corpus}-") as scratch:
             tree = Path(scratch) / "tree"
             shutil.copytree(root, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-            env = environment(variant, args.cassc, Path(scratch))
+            env = environment(variant, args.cassc, Path(scratch), args.cuda_libraries)
             if args.corpus == "shoc":
                 built = build_shoc(tree, todo, env, args.timeout)
             else:
@@ -400,6 +426,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--cuda-libraries", type=Path,
+                        help="NVIDIA's library headers and libraries (include/, lib/) for the nvcc reference")
     parser.add_argument("--carry", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

@@ -34,6 +34,7 @@ from cassc.hipify.tables import COMPAT_INCLUDE_DIR, load_tables
 from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_unit
 from cassc.invocation import InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
+from cassc.toolkit import legacy_api_archive
 
 if TYPE_CHECKING:  # pyelftools is imported only by builds that link
     from cassc.formats.host_object import HostObject
@@ -512,7 +513,10 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
         # The stand-in toolkit's lib<cuda>.so is that HIP library where it is installed, else the library
         # that holds its API (hipRTC in HIP 5.2's libamdhip64) or a link that stops with what is missing.
         installed = hip_library_installed(toolchain, hip)
-        flags.append(f"-l{library}" if not installed and (toolkit_lib64 / f"lib{library}.so").exists() else f"-l{hip}")
+        # The stand-in's own library where cassc adds to the HIP library's API (cuBLAS's legacy part).
+        carries_legacy = (toolkit_lib64 / legacy_api_archive(library)).exists()
+        stand_in = carries_legacy or not installed and (toolkit_lib64 / f"lib{library}.so").exists()
+        flags.append(f"-l{library}" if stand_in else f"-l{hip}")
     for option in inv.host_linker_options:
         flags += ["-Xlinker", option]
     flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]

@@ -228,6 +228,38 @@ def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str
     assert f"lib{package.lower()}.so" in needed
 
 
+def test_legacy_cublas_programs_and_configure_checks_link(cassc, tmp_path: Path) -> None:
+    """cuBLAS's legacy API (<cublas.h>: cublasInit, character transposes, results returned) over hipBLAS,
+    and autoconf's AC_CHECK_LIB(cublas, cublasInit), which links the bare symbol with -lcublas."""
+    from cassc.hipify.tables import load_tables
+    from cassc.toolchain import find_toolchain
+
+    [probe] = [p.probe_header for p in load_tables().packages if p.name == "hipBLAS"]
+    if not any((d / probe).is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip("this toolchain has no hipBLAS")
+    write(tmp_path / "main.cu", """\
+#include "cublas.h"
+int main() {
+  if (cublasInit() != CUBLAS_STATUS_SUCCESS) return 1;
+  float *a = nullptr, *x = nullptr;
+  double* d = nullptr;
+  cublasSgemm('n', 'T', 4, 4, 4, 1.0f, a, 4, a, 4, 0.0f, a, 4);
+  cublasDgemm('N', 'n', 4, 4, 4, 1.0, d, 4, d, 4, 0.0, d, 4);
+  cublasSaxpy(4, 2.0f, x, 1, x, 1);
+  float dot = cublasSdot(4, x, 1, x, 1) + cublasSnrm2(4, x, 1);
+  cublasStatus status = cublasGetError();
+  cublasAlloc(16, sizeof(float), (void**)&x);
+  cublasFree(x);
+  return cublasShutdown() == CUBLAS_STATUS_SUCCESS && status == CUBLAS_STATUS_SUCCESS && dot == 0 ? 0 : 2;
+}
+""")
+    cassc("main.cu", "-o", "app", "-lcublas")
+    write(tmp_path / "conftest.cpp", 'extern "C" char cublasInit();\nint main() { return cublasInit(); }\n')
+    cassc("conftest.cpp", "-o", "conftest", "-lcublas")
+    symbols = subprocess.run(["nm", str(tmp_path / "conftest")], capture_output=True, text=True, check=True).stdout
+    assert " T cublasInit" in symbols
+
+
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:
     write(tmp_path / "k.cu", """\
 #ifdef USE_CUB
