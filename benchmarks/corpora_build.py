@@ -107,11 +107,12 @@ def environment(variant: str, cassc: str, scratch: Path, cuda_libraries: Path | 
 
 
 def unversioned_links(directory: Path, links: Path) -> Path:
-    """`links` with lib<name>.so for each lib<name>.so.<N> in `directory` (wheels ship only the latter,
-    which `-l<name>` does not find)."""
+    """`links` with lib<name>.so.<N> and lib<name>.so for each lib<name>.so.<N> in `directory` (wheels ship
+    only the former, which `-l<name>` does not find; the linker finds their own needs by that name)."""
     links.mkdir(parents=True, exist_ok=True)
     for library in directory.glob("lib*.so.*"):
-        (links / f"{library.name.split('.so.')[0]}.so").symlink_to(library.resolve())
+        for name in (library.name, f"{library.name.split('.so.')[0]}.so"):
+            (links / name).symlink_to(library.resolve())
     return links
 
 
@@ -171,7 +172,7 @@ def shoc_programs(root: Path) -> dict[str, Path]:
     for makefile in sorted((root / "src" / "cuda").rglob("Makefile.am")):
         if {"epmpi", "tpmpi"} & set(makefile.parts):
             continue
-        for line in makefile.read_text().splitlines():
+        for line in makefile.read_text().replace("\\\n", " ").splitlines():
             match = re.match(r"\s*\w+_PROGRAMS\s*=\s*(.+)", line)
             if match:
                 for name in match.group(1).split():

@@ -377,3 +377,22 @@ int main() {
         "3c01", "3c00", "3c00", "3c01",  "bc01", "bc00", "bc01", "bc00",  "7c00", "7bff", "7bff", "7c00",
         "0000", "0000", "0000", "0001",  "6800", "6800", "6801", "e801",  "7c00", "3555",
         "2", "-3", "3", "-2", "0", "32767", "0", "65504", "0"]
+
+
+def test_half2_members_are_halves(cassc, tmp_path: Path) -> None:
+    """CUDA's __half2 has __half members x and y; HIP 5.2's are raw `unsigned short` (HIP 6 changed it),
+    so `float f = h2.x` compiled and read the bits. cassc's HIP 5 toolchain searches a copy of HIP's fp16
+    header with CUDA's member types first."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cstdio>
+__global__ void k(__half2* v) { v[0].x = __hadd(v[0].x, v[0].y); v[1].y = v[0].x; }
+int main() {
+  __half2 h2 = __halves2half2(__float2half(1.5f), __float2half(-2.0f));
+  float x = h2.x, y = __half2float(h2.y);
+  h2.y = __float2half(0.25f);
+  printf("%g %g %g\\n", x, y, __high2float(h2));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "1.5 -2 0.25\n"
