@@ -388,10 +388,8 @@ def device(args: argparse.Namespace) -> None:
             if not ok:
                 result.build_error[variant] = first_error(log)
         if all(result.built.values()):
-            result.runs = {"original": [], "translated": []}
-            for _ in range(verify.RUNS):
-                for variant in ("original", "translated"):
-                    result.runs[variant].append(verify.run_once(f"./{source.stem}.{variant}", source.parent, env))
+            result.runs = verify.alternate_runs(lambda variant: verify.run_once(f"./{source.stem}.{variant}",
+                                                                                source.parent, env))
         results[program] = result
         print(program, result.built, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
         args.out.mkdir(parents=True, exist_ok=True)
