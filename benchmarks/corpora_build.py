@@ -66,6 +66,7 @@ CORPORA = {
     "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
+SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
 BOOK_GL_HELPERS = re.compile(r'#\s*include\s*"[^"]*(gl_helper|cpu_bitmap|cpu_anim|gpu_anim)\.h"')
 # nvcc errors on API that CUDA removed while HIP keeps it (texture references, legacy thread calls...):
 # such a program is in reach, and building it is a cassc win.
@@ -345,53 +346,57 @@ def report(args: argparse.Namespace) -> None:
 # the translated programs on the lent NVIDIA GPU, as hecbench_verify.py checks HeCBench's
 
 def prepare_device(args: argparse.Namespace) -> None:
-    """The carry folder for the GPU machine: cassc, the hecbench scripts, the wheels and the book's
-    programs nvcc builds and cassc did not fail to build for gfx1100 (the OpenGL ones need a display)."""
-    import hecbench_verify
+    """The carry folder for the GPU machine, built here: each program as nvcc 13 builds it
+    (`nvcc -arch=sm_90`) and as cassc translates it for that GPU (`cassc --cassc-target=nvidia -arch=sm_90`:
+    hipified as for gfx1100, then compiled by the same nvcc), with the hecbench_verify script that runs them.
+    Programs: the book's that both compilers built (the OpenGL ones need a display) and benchmarks/semantics/,
+    small programs of this repository's own for semantic classes (half precision, graph memory)."""
+    import hecbench_verify as verify
     carry: Path = args.carry
     cassc = load(args.state, "book", "cassc")
     nvcc = load(args.state, "book", "nvcc")
     root = args.checkout.resolve()
-    names = [p for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True) and nvcc[p]["build"]["ok"]
-             and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))]
+    sources = {p: root / f"{p}.cu" for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True)
+               and nvcc[p]["build"]["ok"] and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))}
+    sources |= {f"semantics/{s.stem}": s for s in sorted(SEMANTICS_PROGRAMS.glob("*.cu"))}
     shutil.rmtree(carry, ignore_errors=True)
-    carry.mkdir(parents=True)
-    shutil.copytree(REPO_ROOT / "cassc", carry / "cassc", ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("corpora_build.py", "hecbench_build.py", "hecbench_verify.py"):
-        shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
-    shutil.copytree(root, carry / "book", ignore=shutil.ignore_patterns(".git", "*.jpg", "bin", "lib"))
-    wheels = [w.split("#")[0].strip() for w in hecbench_verify.WHEEL_LIST.read_text().splitlines()]
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                    "--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
-                    "-d", str(carry / "wheels"), *filter(None, wheels)], check=True)
-    (carry / "manifest.json").write_text(json.dumps(names))
-    print(f"{len(names)} programs in {carry}")
+    (carry / "programs").mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "benchmarks" / "hecbench_verify.py", carry / "hecbench_verify.py")
+    shutil.copy2(Path(__file__), carry / "corpora_build.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    compilers = {"original": [NVCC], "translated": [sys.executable, "-m", "cassc", "--cassc-target=nvidia"]}
+    manifest: dict[str, dict] = {}
+    for name, source in sources.items():
+        result = verify.Result(name)
+        for variant, compiler in compilers.items():
+            output = carry / "programs" / f"{name.replace('/', '__')}.{variant}"
+            ok, log, _ = run_logged([*compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
+                                    source.parent, env, verify.BUILD_TIMEOUT_S)
+            result.built[variant] = ok and output.is_file()
+            if not result.built[variant]:
+                result.build_error[variant] = first_error(log)
+        manifest[name] = asdict(result)
+        print(name, result.built, file=sys.stderr, flush=True)
+    (carry / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    print(f"{len(manifest)} programs in {carry}")
 
 
 def device(args: argparse.Namespace) -> None:
-    """On the GPU machine: each program built with nvcc -arch=sm_90 and with cassc --cassc-target=nvidia,
-    each run three times, alternately; OUT/results.json in hecbench_verify.py's Result form."""
+    """On the GPU machine: each prepared pair run alternately as hecbench_verify.py runs HeCBench's (up to
+    three runs each, the originals in different seconds); OUT/results.json in its Result form."""
     import hecbench_verify as verify
     carry = args.carry.resolve()
-    work = Path(tempfile.mkdtemp(prefix="corpora-device-"))
-    env = verify.device_environment(carry, work)
+    programs = carry / "programs"
     results = {}
-    for program in json.loads((carry / "manifest.json").read_text()):
-        result = verify.Result(program)
-        source = carry / "book" / f"{program}.cu"
-        nvcc = shutil.which("nvcc", path=env.get("PATH")) or NVCC
-        for variant, compiler in (("original", nvcc), ("translated", str(work / "bin" / "cassc-nvidia"))):
-            output = source.with_name(f"{source.stem}.{variant}")
-            ok, log, _ = run_logged([compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
-                                    source.parent, env, verify.BUILD_TIMEOUT_S)
-            result.built[variant] = ok
-            if not ok:
-                result.build_error[variant] = first_error(log)
+    for name, data in json.loads((carry / "manifest.json").read_text()).items():
+        result = verify.result_from_json(data)
+        stem = name.replace("/", "__")
         if all(result.built.values()):
-            result.runs = verify.alternate_runs(lambda variant: verify.run_once(f"./{source.stem}.{variant}",
-                                                                                source.parent, env))
-        results[program] = result
-        print(program, result.built, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
+            result.runs = verify.alternate_runs(lambda variant: verify.run_once(f"./{stem}.{variant}", programs,
+                                                                                dict(os.environ)))
+        results[name] = result
+        print(name, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
         args.out.mkdir(parents=True, exist_ok=True)
         verify.write_results([args.out / "results.json"], results)
 
@@ -400,12 +405,20 @@ def verify_report(args: argparse.Namespace) -> None:
     import hecbench_verify as verify
     results = [verify.result_from_json(r) for r in json.loads(args.checkout.read_text())]
     comparisons = [verify.compare(r, None) for r in results]
-    matched = [c for c in comparisons if c.status == "matched"]
-    lines = ["", "## book: translated programs on the H200 against their nvcc originals", "",
-             f"- `python benchmarks/corpora_build.py device` on the lent H200: nvcc -arch={verify.ARCH} vs "
-             f"`cassc --cassc-target=nvidia -arch={verify.ARCH}` (cassc hipifies as for gfx1100), 3 runs each, "
-             "compared as hecbench_verify.py compares (timing lines left out, numbers within 1e-3)",
-             f"- matched {len(matched)} of {len(comparisons)} (every non-OpenGL program both compilers built)", "",
+    comparable = [c for c in comparisons if c.status in ("matched", "mismatch")]
+    matched = [c for c in comparable if c.status == "matched"]
+    lines = ["", f"## Translated programs on the GPU ({args.gpu}) against their nvcc originals", "",
+             f"- `python benchmarks/corpora_build.py prepare-device BOOK --carry DIR` here (nvcc 13 -arch={verify.ARCH} "
+             f"and `cassc --cassc-target=nvidia -arch={verify.ARCH}`: hipified as for gfx1100, then the same nvcc), "
+             "`device --carry DIR --out OUT` on the lent GPU, `verify-report OUT/results.json`; up to 3 runs each, "
+             "alternately, each original run in a new wall-clock second; compared as hecbench_verify.py compares "
+             "(timing lines and lines that vary among the originals' own runs left out, numbers within 1e-3)",
+             "- programs: the book's that both compilers build (not the OpenGL ones: no display), and "
+             "benchmarks/semantics/ (this repository's own: half-precision conversions and arithmetic, a clock-seeded "
+             "half dot product, graph memory nodes). Parboil: its data sets are not in its repository, so no program "
+             "runs; SHOC: nvcc 13 builds none of its programs (removed API), so there is no original to compare with",
+             f"- matched {len(matched)} of {len(comparable)} comparable "
+             f"({100 * len(matched) / max(1, len(comparable)):.0f}%)", "",
              "| program | status | first difference | time ratio |", "|---|---|---|---|"]
     lines += [f"| {c.name} | {c.status} | `{c.first_difference[:160].replace('|', '/')}` | "
               f"{'' if c.ratio is None else f'{c.ratio:.2f}'} |" for c in comparisons]
@@ -427,6 +440,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--cuda-libraries", type=Path,
                         help="NVIDIA's library headers and libraries (include/, lib/) for the nvcc reference")
+    parser.add_argument("--gpu", default="H100", help="the GPU the device step ran on, for the report")
     parser.add_argument("--carry", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
