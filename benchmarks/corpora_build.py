@@ -12,7 +12,7 @@ written to), twice:
            is not here, so this runs the one command it runs for every `src/cuda*` version:
            `make -f common/mk/Makefile default SRCDIR=src/V BUILDDIR=build/V_default BIN=... PARBOIL_ROOT=...
            PLATFORM=default BUILD=V` in the benchmark's directory, with CUDAHOME=$CUDA_PATH.
-  shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi
+  shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi --disable-dataunzip
            CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
            set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
            configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`:
@@ -184,7 +184,9 @@ def shoc_programs(root: Path) -> dict[str, Path]:
 def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: float) -> dict[str, Build]:
     """One configure and one `make -k` for the whole suite; each program's error is the first error in
     the make output of its directory."""
-    configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", f"CUDA_CPPFLAGS={SHOC_ARCH}"]
+    # --disable-dataunzip: unpacking the data sets is for runs and needs unzip, which not every machine has.
+    configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", "--disable-dataunzip",
+                 f"CUDA_CPPFLAGS={SHOC_ARCH}"]
     ok, log, seconds = run_logged(configure, root, env, timeout)
     failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
     if not ok or "no usable CUDA installation found" in log:
@@ -301,6 +303,11 @@ def report(args: argparse.Namespace) -> None:
            "reach on that evidence",
            "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
            "data sets are not in the repository, so its programs are not run on the GPU",
+           "- SHOC: configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`. "
+           "The nvcc reference uses NVIDIA's cuBLAS 13.0 and cuFFT 12.0 from their PyPI wheels (`--cuda-libraries`); "
+           "cassc's build runs in the Debian sid root with ROCm 6.4 (`.ci/in-rocm-root`: hipBLAS, hipFFT), as Debian "
+           "12's HIP 5.2 has neither (there, configure finds no usable CUDA: the stand-in's `-lcublas` says "
+           "\"needs hipBLAS\"). `--disable-dataunzip` (the data sets are for runs; the root has no unzip)",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
@@ -361,7 +368,8 @@ def prepare_device(args: argparse.Namespace) -> None:
     sources |= {f"semantics/{s.stem}": s for s in sorted(SEMANTICS_PROGRAMS.glob("*.cu"))}
     shutil.rmtree(carry, ignore_errors=True)
     (carry / "programs").mkdir(parents=True)
-    shutil.copy2(REPO_ROOT / "benchmarks" / "hecbench_verify.py", carry / "hecbench_verify.py")
+    for script in ("hecbench_verify.py", "hecbench_build.py"):
+        shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
     shutil.copy2(Path(__file__), carry / "corpora_build.py")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
@@ -422,6 +430,7 @@ def verify_report(args: argparse.Namespace) -> None:
              "| program | status | first difference | time ratio |", "|---|---|---|---|"]
     lines += [f"| {c.name} | {c.status} | `{c.first_difference[:160].replace('|', '/')}` | "
               f"{'' if c.ratio is None else f'{c.ratio:.2f}'} |" for c in comparisons]
+    args.state.mkdir(parents=True, exist_ok=True)
     (args.state / "book-verify.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
