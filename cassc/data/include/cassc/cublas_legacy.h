@@ -31,7 +31,7 @@ static inline hipblasOperation_t __cassc_cublas_operation(char trans) {
   return trans == 'T' || trans == 't' ? HIPBLAS_OP_T : trans == 'C' || trans == 'c' ? HIPBLAS_OP_C : HIPBLAS_OP_N;
 }
 
-#define __CASSC_LEGACY_REAL(P, T)                                                                             \
+#define __CASSC_LEGACY_REAL(P, p, T)                                                                           \
   static inline void hipblas##P##axpy(int n, T alpha, const T* x, int incx, T* y, int incy) {                 \
     __cassc_cublas_legacy_status(hipblas##P##axpy(__cassc_cublas_legacy_handle(), n, &alpha, x, incx, y, incy)); \
   }                                                                                                           \
@@ -59,14 +59,14 @@ static inline hipblasOperation_t __cassc_cublas_operation(char trans) {
     __cassc_cublas_legacy_status(hipblas##P##asum(__cassc_cublas_legacy_handle(), n, x, incx, &result));     \
     return result;                                                                                            \
   }                                                                                                           \
-  static inline int hipblasI##P##amax(int n, const T* x, int incx) {                                          \
+  static inline int hipblasI##p##amax(int n, const T* x, int incx) {                                          \
     int result = 0;                                                                                           \
-    __cassc_cublas_legacy_status(hipblasI##P##amax(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
+    __cassc_cublas_legacy_status(hipblasI##p##amax(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
     return result;                                                                                            \
   }                                                                                                           \
-  static inline int hipblasI##P##amin(int n, const T* x, int incx) {                                          \
+  static inline int hipblasI##p##amin(int n, const T* x, int incx) {                                          \
     int result = 0;                                                                                           \
-    __cassc_cublas_legacy_status(hipblasI##P##amin(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
+    __cassc_cublas_legacy_status(hipblasI##p##amin(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
     return result;                                                                                            \
   }                                                                                                           \
   static inline void hipblas##P##gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x,     \
@@ -81,8 +81,8 @@ static inline hipblasOperation_t __cassc_cublas_operation(char trans) {
                                                   __cassc_cublas_operation(transb), m, n, k, &alpha, a, lda, b, \
                                                   ldb, &beta, c, ldc));                                        \
   }
-__CASSC_LEGACY_REAL(S, float)
-__CASSC_LEGACY_REAL(D, double)
+__CASSC_LEGACY_REAL(S, s, float)
+__CASSC_LEGACY_REAL(D, d, double)
 __CASSC_LEGACY_GEMM(S, float)
 __CASSC_LEGACY_GEMM(D, double)
 __CASSC_LEGACY_GEMM(C, hipComplex)

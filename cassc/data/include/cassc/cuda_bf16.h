@@ -25,11 +25,6 @@ typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 /* CUDA's conversions that HIP 6.4 lacks (HIP's __float2bfloat16 rounds to nearest even). */
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) { return __float2bfloat16(a); }
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) {
-  unsigned int u;
-  __builtin_memcpy(&u, &a, sizeof u);
-  return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
-}
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16(static_cast<float>(a)); }
 __CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
@@ -107,19 +102,6 @@ __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) {
   return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
 }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a) { return __float2bfloat16_rn(a); }
-/* Directed rounding as CUDA's cvt.rz/rm/rp.bf16.f32: truncate the float's low half, then step one bf16 ulp
- * away from zero where the result must grow in magnitude and anything was cut; NaN is CUDA's 0x7fff. */
-__CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool toward_positive, bool toward_zero) {
-  const unsigned int u = __cassc_float_bits(a);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16(0x7fffu);
-  unsigned short bits = static_cast<unsigned short>(u >> 16);
-  const bool negative = u >> 31;
-  if (!toward_zero && (u & 0xffffu) != 0 && negative != toward_positive) ++bits;
-  return __ushort_as_bfloat16(bits);
-}
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) { return __cassc_float2bfloat16_directed(a, false, true); }
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rd(float a) { return __cassc_float2bfloat16_directed(a, false, false); }
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_ru(float a) { return __cassc_float2bfloat16_directed(a, true, false); }
 /* double -> float rounded to odd (the truncation, its last bit set where anything was cut): rounding that
  * to bf16 is the one rounding of the double CUDA does; double -> float -> bf16 to nearest twice is not. */
 __CASSC_BF16_FN float __cassc_double_to_odd_float(double a) {
@@ -225,6 +207,21 @@ __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) {
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
 
 #endif /* HIP_VERSION_MAJOR >= 6 && __HIP__ */
+
+/* Directed rounding as CUDA's cvt.rz/rm/rp.bf16.f32: truncate the float's low half, then step one bf16 ulp
+ * away from zero where the result must grow in magnitude and anything was cut; NaN is CUDA's 0x7fff. */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool toward_positive, bool toward_zero) {
+  unsigned int u;
+  __builtin_memcpy(&u, &a, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16(0x7fffu);
+  unsigned short bits = static_cast<unsigned short>(u >> 16);
+  const bool negative = u >> 31;
+  if (!toward_zero && (u & 0xffffu) != 0 && negative != toward_positive) ++bits;
+  return __ushort_as_bfloat16(bits);
+}
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) { return __cassc_float2bfloat16_directed(a, false, true); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rd(float a) { return __cassc_float2bfloat16_directed(a, false, false); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_ru(float a) { return __cassc_float2bfloat16_directed(a, true, false); }
 
 #if defined(__HIP__)
 static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
