@@ -12,6 +12,19 @@
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
 
+/* double -> float rounded to odd (the truncation, its last bit set where anything was cut): rounding that
+ * to bf16 is the one rounding of the double CUDA does; double -> float -> bf16 to nearest twice is not. */
+__CASSC_BF16_FN float __cassc_double_to_odd_float(double a) {
+  const float f = static_cast<float>(a);
+  if (static_cast<double>(f) == a || a != a) return f;
+  unsigned int u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  if (__builtin_fabs(static_cast<double>(f)) > __builtin_fabs(a)) --u;
+  u |= 1u;
+  float odd;
+  __builtin_memcpy(&odd, &u, sizeof odd);
+  return odd;
+}
 #if HIP_VERSION_MAJOR >= 6 && defined(__HIP__)
 /* HIP 6 has CUDA's bfloat16 API itself under HIP's type names (hip/hip_bf16.h, which other ROCm headers
  * such as hipBLASLt's include too): CUDA's type names are those types. A host compiler (g++ on a .cpp
@@ -102,16 +115,6 @@ __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) {
   return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
 }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a) { return __float2bfloat16_rn(a); }
-/* double -> float rounded to odd (the truncation, its last bit set where anything was cut): rounding that
- * to bf16 is the one rounding of the double CUDA does; double -> float -> bf16 to nearest twice is not. */
-__CASSC_BF16_FN float __cassc_double_to_odd_float(double a) {
-  const float f = static_cast<float>(a);
-  if (static_cast<double>(f) == a || a != a) return f;
-  unsigned int u = __cassc_float_bits(f);
-  if (__builtin_fabs(static_cast<double>(f)) > __builtin_fabs(a)) --u;
-  return __cassc_bits_float(u | 1u);
-}
-__CASSC_BF16_FN __nv_bfloat16 __double2bfloat16(double a) { return __float2bfloat16_rn(__cassc_double_to_odd_float(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16_rn(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16_rn(static_cast<float>(a)); }
 /* CUDA's cvt.rni/rzi.s32: NaN is 0, out of range saturates. */
@@ -124,7 +127,8 @@ __CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return __cassc_bfloat16
 __CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
 
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(float value) : __x(__float2bfloat16_rn(value).__x) {}
-__host__ __device__ inline __nv_bfloat16::__nv_bfloat16(double value) : __x(__double2bfloat16(value).__x) {}
+__host__ __device__ inline __nv_bfloat16::__nv_bfloat16(double value)
+    : __x(__float2bfloat16_rn(__cassc_double_to_odd_float(value)).__x) {}
 __host__ __device__ inline __nv_bfloat16::operator float() const { return __bfloat162float(*this); }
 
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
@@ -222,6 +226,8 @@ __CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool towa
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) { return __cassc_float2bfloat16_directed(a, false, true); }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rd(float a) { return __cassc_float2bfloat16_directed(a, false, false); }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_ru(float a) { return __cassc_float2bfloat16_directed(a, true, false); }
+/* compat.tsv's name for CUDA's __double2bfloat16 (HIP 6.4's rounds to float first, then to bf16). */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_double2bfloat16(double a) { return __float2bfloat16_rn(__cassc_double_to_odd_float(a)); }
 
 #if defined(__HIP__)
 static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
