@@ -84,9 +84,10 @@ REMOVED_FROM_CUDA = re.compile(
 def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[bool, str, float]:
     started = time.perf_counter()
     try:
-        completed = subprocess.run(command, cwd=cwd, env=env, shell=isinstance(command, str), capture_output=True,
-                                   text=True, errors="replace", timeout=timeout)
-        return completed.returncode == 0, completed.stdout + completed.stderr, time.perf_counter() - started
+        # One stream, in order: a make log's errors stay under the directory make names for them.
+        completed = subprocess.run(command, cwd=cwd, env=env, shell=isinstance(command, str), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace", timeout=timeout)
+        return completed.returncode == 0, completed.stdout, time.perf_counter() - started
     except subprocess.TimeoutExpired:
         return False, f"timed out after {timeout:.0f} s", time.perf_counter() - started
 
