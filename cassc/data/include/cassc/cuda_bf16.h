@@ -25,6 +25,11 @@ __CASSC_BF16_FN float __cassc_double_to_odd_float(double a) {
   __builtin_memcpy(&odd, &u, sizeof odd);
   return odd;
 }
+/* CUDA's cvt.rni/rzi.s32: NaN is 0, out of range saturates. */
+__CASSC_BF16_FN int __cassc_bfloat162int(float rounded) {
+  return rounded != rounded ? 0 : rounded <= -2147483648.0f ? (-2147483647 - 1)
+         : rounded >= 2147483648.0f ? 2147483647 : static_cast<int>(rounded);
+}
 #if HIP_VERSION_MAJOR >= 6 && defined(__HIP__)
 /* HIP 6 has CUDA's bfloat16 API itself under HIP's type names (hip/hip_bf16.h, which other ROCm headers
  * such as hipBLASLt's include too): CUDA's type names are those types. A host compiler (g++ on a .cpp
@@ -40,8 +45,8 @@ typedef __nv_bfloat162 nv_bfloat162;
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) { return __float2bfloat16(a); }
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16(static_cast<float>(a)); }
-__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
-__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return static_cast<int>(__bfloat162float(a)); }
+__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_rintf(__bfloat162float(a))); }
+__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_truncf(__bfloat162float(a))); }
 __CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return __nv_bfloat162(__float2bfloat16(a), __float2bfloat16(b));
@@ -117,11 +122,6 @@ __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) {
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a) { return __float2bfloat16_rn(a); }
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16_rn(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16_rn(static_cast<float>(a)); }
-/* CUDA's cvt.rni/rzi.s32: NaN is 0, out of range saturates. */
-__CASSC_BF16_FN int __cassc_bfloat162int(float rounded) {
-  return rounded != rounded ? 0 : rounded <= -2147483648.0f ? (-2147483647 - 1)
-         : rounded >= 2147483648.0f ? 2147483647 : static_cast<int>(rounded);
-}
 __CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_rintf(__bfloat162float(a))); }
 __CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_truncf(__bfloat162float(a))); }
 __CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
