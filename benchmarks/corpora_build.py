@@ -282,6 +282,9 @@ FAILURE_CLASSES = (
     (re.compile(r"undeclared identifier 'cuda(GL|EGL|Graphics|VDPAU)\w*'"), "graphics interop API HIP 5.2 lacks"),
     (re.compile(r"no matching function for call to 'hip\w+'"),
      "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
+    (re.compile(r"undefined reference to (symbol )?.hip\w+"),
+     "link without the HIP runtime: the libraries read from `nvcc -dryrun` (SHOC's find_cuda_libs.sh) are empty"),
+    (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
 )
 
 
