@@ -191,6 +191,9 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
         flags.append("-Wno-unused-value")  # where clang 20+ reports a [[nodiscard]] type (hipError_t)
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
     flags += ["-Wno-register"] if kind is not InputKind.C else []
+    # nvcc's front end warns of a narrowing initializer list (`int y[] = {0.0}`, #2361-D) in .cu files;
+    # clang's default is an error. A .cpp unit is the host compiler's, and g++ rejects it too.
+    flags += ["-Wno-error=c++11-narrowing"] if kind is InputKind.CUDA else []
     # nvcc's --diag-* win over -Xcompiler -Wall, so their clang counterparts come last.
     for kind in ("suppress", "warn", "error"):
         flags += diagnostic_flags(kind, getattr(inv, f"diag_{kind}"))[0]

@@ -417,3 +417,10 @@ int main() {
     cassc("main.cu", "-o", "app")
     run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
     assert run.stdout.split() == ["3f81", "bf81", "bf80", "3f81", "bf80", "7fff", "0"]
+
+
+def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_path: Path) -> None:
+    """nvcc 13 accepts `int y[] = {0.0, 1.0}` in a .cu file with warning #2361-D; clang's default is an error."""
+    write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()
