@@ -12,9 +12,14 @@ written to), twice:
            is not here, so this runs the one command it runs for every `src/cuda*` version:
            `make -f common/mk/Makefile default SRCDIR=src/V BUILDDIR=build/V_default BIN=... PARBOIL_ROOT=...
            PLATFORM=default BUILD=V` in the benchmark's directory, with CUDAHOME=$CUDA_PATH.
-  shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi
+  shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi --disable-dataunzip
            CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
            set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
+           configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`:
+           the nvcc reference needs NVIDIA's cuBLAS and cuFFT (--cuda-libraries: a directory with include/
+           and lib/, e.g. the nvidia-cublas and nvidia-cufft wheels' nvidia/cu13 unpacked, found through
+           CPATH/LIBRARY_PATH as a user's own install would be), cassc needs hipBLAS and hipFFT: on Debian 12's
+           HIP 5.2 neither exists, so SHOC's cassc build runs in the ROCm 6.4 root (.ci/in-rocm-root).
   book     (github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-) every `.cu` as the
            book builds it, `nvcc -o PROGRAM PROGRAM.cu` in its chapter directory, with
            `-lGL -lGLU -lglut` for the programs that include the book's OpenGL helpers.
@@ -24,6 +29,10 @@ win). Results are kept in --state keyed by a digest of the program's sources (an
 for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
 
     .venv/bin/python benchmarks/corpora_build.py parboil /work/corpora/parboil
+    .venv/bin/python benchmarks/corpora_build.py shoc /work/corpora/shoc --variants nvcc --cuda-libraries DIR
+    CASSC_ROOT_READ_ONLY=/work/corpora/shoc .ci/in-rocm-root env PYTHONPATH=$PWD /var/lib/cassc-ci/venv/bin/python \
+        benchmarks/corpora_build.py shoc /work/corpora/shoc --variants cassc --cassc /var/lib/cassc-ci/venv/bin/cassc \
+        --state STATE   (STATE inside this checkout, which the root sees at the same path)
     .venv/bin/python benchmarks/corpora_build.py report      # writes benchmarks/results/corpora-build.md
 """
 
@@ -57,6 +66,7 @@ CORPORA = {
     "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
+SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
 BOOK_GL_HELPERS = re.compile(r'#\s*include\s*"[^"]*(gl_helper|cpu_bitmap|cpu_anim|gpu_anim)\.h"')
 # nvcc errors on API that CUDA removed while HIP keeps it (texture references, legacy thread calls...):
 # such a program is in reach, and building it is a cassc win.
@@ -66,20 +76,23 @@ REMOVED_FROM_CUDA = re.compile(
     r"(undefined|not declared|no template|deprecated|undeclared|is not a template)"
     r"|(undefined|not declared|undeclared|no template|is not a template)[^\n]*\b(texture|cudaBindTexture\w*|"
     r"cudaUnbindTexture|tex1Dfetch|tex[123]D|cudaThread\w+|surface|__shfl|__any|__all|__ballot)\b"
-    r"|class \"cudaDeviceProp\" has no member")  # legacy fields CUDA 13 dropped (clockRate...)
+    r"|class \"cudaDeviceProp\" has no member"  # legacy fields CUDA 13 dropped (clockRate...)
+    r"|.struct cudaDeviceProp. has no member named"  # the same, from g++ on a .cpp nvcc hands on
+    r"|.cudaThread\w+. was not declared")
 
 
 def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[bool, str, float]:
     started = time.perf_counter()
     try:
-        completed = subprocess.run(command, cwd=cwd, env=env, shell=isinstance(command, str), capture_output=True,
-                                   text=True, errors="replace", timeout=timeout)
-        return completed.returncode == 0, completed.stdout + completed.stderr, time.perf_counter() - started
+        # One stream, in order: a make log's errors stay under the directory make names for them.
+        completed = subprocess.run(command, cwd=cwd, env=env, shell=isinstance(command, str), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace", timeout=timeout)
+        return completed.returncode == 0, completed.stdout, time.perf_counter() - started
     except subprocess.TimeoutExpired:
         return False, f"timed out after {timeout:.0f} s", time.perf_counter() - started
 
 
-def environment(variant: str, cassc: str, scratch: Path) -> dict[str, str]:
+def environment(variant: str, cassc: str, scratch: Path, cuda_libraries: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
@@ -87,7 +100,22 @@ def environment(variant: str, cassc: str, scratch: Path) -> dict[str, str]:
         return environment_of_cassc_env(cassc, env)
     env.update(CUDA_PATH="/usr/local/cuda", CUDA_HOME="/usr/local/cuda",
                PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}")
+    if cuda_libraries is not None:
+        libraries = unversioned_links(cuda_libraries / "lib", scratch / "cuda-libraries")
+        for name, value in (("CPATH", cuda_libraries / "include"), ("LIBRARY_PATH", libraries),
+                            ("LD_LIBRARY_PATH", libraries)):
+            env[name] = os.pathsep.join(filter(None, [str(value), env.get(name)]))
     return env
+
+
+def unversioned_links(directory: Path, links: Path) -> Path:
+    """`links` with lib<name>.so.<N> and lib<name>.so for each lib<name>.so.<N> in `directory` (wheels ship
+    only the former, which `-l<name>` does not find; the linker finds their own needs by that name)."""
+    links.mkdir(parents=True, exist_ok=True)
+    for library in directory.glob("lib*.so.*"):
+        for name in (library.name, f"{library.name.split('.so.')[0]}.so"):
+            (links / name).symlink_to(library.resolve())
+    return links
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,7 +174,7 @@ def shoc_programs(root: Path) -> dict[str, Path]:
     for makefile in sorted((root / "src" / "cuda").rglob("Makefile.am")):
         if {"epmpi", "tpmpi"} & set(makefile.parts):
             continue
-        for line in makefile.read_text().splitlines():
+        for line in makefile.read_text().replace("\\\n", " ").splitlines():
             match = re.match(r"\s*\w+_PROGRAMS\s*=\s*(.+)", line)
             if match:
                 for name in match.group(1).split():
@@ -157,10 +185,13 @@ def shoc_programs(root: Path) -> dict[str, Path]:
 def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: float) -> dict[str, Build]:
     """One configure and one `make -k` for the whole suite; each program's error is the first error in
     the make output of its directory."""
-    configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", f"CUDA_CPPFLAGS={SHOC_ARCH}"]
+    # --disable-dataunzip: unpacking the data sets is for runs and needs unzip, which not every machine has.
+    configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", "--disable-dataunzip",
+                 f"CUDA_CPPFLAGS={SHOC_ARCH}"]
     ok, log, seconds = run_logged(configure, root, env, timeout)
-    if not ok:
-        error = f"configure: {first_error(log)}"
+    failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
+    if not ok or "no usable CUDA installation found" in log:
+        error = f"configure: {first_error(log) if not ok else 'no usable CUDA: ' + '; '.join(failed_checks[-2:])}"
         return {p: Build(p, "", False, 0.0, error, log[-6000:]) for p in programs}
     ok, log, seconds = run_logged(["make", "-k", "-j1"], root, env, timeout * 4)
     chunks: dict[str, list[str]] = {}
@@ -227,7 +258,7 @@ def build_corpus(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory(prefix=f"corpora-{args.corpus}-") as scratch:
             tree = Path(scratch) / "tree"
             shutil.copytree(root, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-            env = environment(variant, args.cassc, Path(scratch))
+            env = environment(variant, args.cassc, Path(scratch), args.cuda_libraries)
             if args.corpus == "shoc":
                 built = build_shoc(tree, todo, env, args.timeout)
             else:
@@ -251,6 +282,9 @@ FAILURE_CLASSES = (
     (re.compile(r"undeclared identifier 'cuda(GL|EGL|Graphics|VDPAU)\w*'"), "graphics interop API HIP 5.2 lacks"),
     (re.compile(r"no matching function for call to 'hip\w+'"),
      "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
+    (re.compile(r"undefined reference to (symbol )?.hip\w+"),
+     "link without the HIP runtime: the libraries read from `nvcc -dryrun` (SHOC's find_cuda_libs.sh) are empty"),
+    (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
 )
 
 
@@ -273,6 +307,11 @@ def report(args: argparse.Namespace) -> None:
            "reach on that evidence",
            "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
            "data sets are not in the repository, so its programs are not run on the GPU",
+           "- SHOC: configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`. "
+           "The nvcc reference uses NVIDIA's cuBLAS 13.0 and cuFFT 12.0 from their PyPI wheels (`--cuda-libraries`); "
+           "cassc's build runs in the Debian sid root with ROCm 6.4 (`.ci/in-rocm-root`: hipBLAS, hipFFT), as Debian "
+           "12's HIP 5.2 has neither (there, configure finds no usable CUDA: the stand-in's `-lcublas` says "
+           "\"needs hipBLAS\"). `--disable-dataunzip` (the data sets are for runs; the root has no unzip)",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
@@ -318,55 +357,58 @@ def report(args: argparse.Namespace) -> None:
 # the translated programs on the lent NVIDIA GPU, as hecbench_verify.py checks HeCBench's
 
 def prepare_device(args: argparse.Namespace) -> None:
-    """The carry folder for the GPU machine: cassc, the hecbench scripts, the wheels and the book's
-    programs nvcc builds and cassc did not fail to build for gfx1100 (the OpenGL ones need a display)."""
-    import hecbench_verify
+    """The carry folder for the GPU machine, built here: each program as nvcc 13 builds it
+    (`nvcc -arch=sm_90`) and as cassc translates it for that GPU (`cassc --cassc-target=nvidia -arch=sm_90`:
+    hipified as for gfx1100, then compiled by the same nvcc), with the hecbench_verify script that runs them.
+    Programs: the book's that both compilers built (the OpenGL ones need a display) and benchmarks/semantics/,
+    small programs of this repository's own for semantic classes (half precision, graph memory)."""
+    import hecbench_verify as verify
     carry: Path = args.carry
     cassc = load(args.state, "book", "cassc")
     nvcc = load(args.state, "book", "nvcc")
     root = args.checkout.resolve()
-    names = [p for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True) and nvcc[p]["build"]["ok"]
-             and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))]
+    sources = {p: root / f"{p}.cu" for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True)
+               and nvcc[p]["build"]["ok"] and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))}
+    sources |= {f"semantics/{s.stem}": s for s in sorted(SEMANTICS_PROGRAMS.glob("*.cu"))}
     shutil.rmtree(carry, ignore_errors=True)
-    carry.mkdir(parents=True)
-    shutil.copytree(REPO_ROOT / "cassc", carry / "cassc", ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("corpora_build.py", "hecbench_build.py", "hecbench_verify.py"):
+    (carry / "programs").mkdir(parents=True)
+    for script in ("hecbench_verify.py", "hecbench_build.py"):
         shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
-    shutil.copytree(root, carry / "book", ignore=shutil.ignore_patterns(".git", "*.jpg", "bin", "lib"))
-    wheels = [w.split("#")[0].strip() for w in hecbench_verify.WHEEL_LIST.read_text().splitlines()]
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                    "--python-version", "3.12", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
-                    "-d", str(carry / "wheels"), *filter(None, wheels)], check=True)
-    (carry / "manifest.json").write_text(json.dumps(names))
-    print(f"{len(names)} programs in {carry}")
+    shutil.copy2(Path(__file__), carry / "corpora_build.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    compilers = {"original": [NVCC], "translated": [sys.executable, "-m", "cassc", "--cassc-target=nvidia"]}
+    manifest: dict[str, dict] = {}
+    for name, source in sources.items():
+        result = verify.Result(name)
+        for variant, compiler in compilers.items():
+            output = carry / "programs" / f"{name.replace('/', '__')}.{variant}"
+            ok, log, _ = run_logged([*compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
+                                    source.parent, env, verify.BUILD_TIMEOUT_S)
+            result.built[variant] = ok and output.is_file()
+            if not result.built[variant]:
+                result.build_error[variant] = first_error(log)
+        manifest[name] = asdict(result)
+        print(name, result.built, file=sys.stderr, flush=True)
+    (carry / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    print(f"{len(manifest)} programs in {carry}")
 
 
 def device(args: argparse.Namespace) -> None:
-    """On the GPU machine: each program built with nvcc -arch=sm_90 and with cassc --cassc-target=nvidia,
-    each run three times, alternately; OUT/results.json in hecbench_verify.py's Result form."""
+    """On the GPU machine: each prepared pair run alternately as hecbench_verify.py runs HeCBench's (up to
+    three runs each, the originals in different seconds); OUT/results.json in its Result form."""
     import hecbench_verify as verify
     carry = args.carry.resolve()
-    work = Path(tempfile.mkdtemp(prefix="corpora-device-"))
-    env = verify.device_environment(carry, work)
+    programs = carry / "programs"
     results = {}
-    for program in json.loads((carry / "manifest.json").read_text()):
-        result = verify.Result(program)
-        source = carry / "book" / f"{program}.cu"
-        nvcc = shutil.which("nvcc", path=env.get("PATH")) or NVCC
-        for variant, compiler in (("original", nvcc), ("translated", str(work / "bin" / "cassc-nvidia"))):
-            output = source.with_name(f"{source.stem}.{variant}")
-            ok, log, _ = run_logged([compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
-                                    source.parent, env, verify.BUILD_TIMEOUT_S)
-            result.built[variant] = ok
-            if not ok:
-                result.build_error[variant] = first_error(log)
+    for name, data in json.loads((carry / "manifest.json").read_text()).items():
+        result = verify.result_from_json(data)
+        stem = name.replace("/", "__")
         if all(result.built.values()):
-            result.runs = {"original": [], "translated": []}
-            for _ in range(verify.RUNS):
-                for variant in ("original", "translated"):
-                    result.runs[variant].append(verify.run_once(f"./{source.stem}.{variant}", source.parent, env))
-        results[program] = result
-        print(program, result.built, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
+            result.runs = verify.alternate_runs(lambda variant: verify.run_once(f"./{stem}.{variant}", programs,
+                                                                                dict(os.environ)))
+        results[name] = result
+        print(name, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
         args.out.mkdir(parents=True, exist_ok=True)
         verify.write_results([args.out / "results.json"], results)
 
@@ -375,15 +417,24 @@ def verify_report(args: argparse.Namespace) -> None:
     import hecbench_verify as verify
     results = [verify.result_from_json(r) for r in json.loads(args.checkout.read_text())]
     comparisons = [verify.compare(r, None) for r in results]
-    matched = [c for c in comparisons if c.status == "matched"]
-    lines = ["", "## book: translated programs on the H200 against their nvcc originals", "",
-             f"- `python benchmarks/corpora_build.py device` on the lent H200: nvcc -arch={verify.ARCH} vs "
-             f"`cassc --cassc-target=nvidia -arch={verify.ARCH}` (cassc hipifies as for gfx1100), 3 runs each, "
-             "compared as hecbench_verify.py compares (timing lines left out, numbers within 1e-3)",
-             f"- matched {len(matched)} of {len(comparisons)} (every non-OpenGL program both compilers built)", "",
+    comparable = [c for c in comparisons if c.status in ("matched", "mismatch")]
+    matched = [c for c in comparable if c.status == "matched"]
+    lines = ["", f"## Translated programs on the GPU ({args.gpu}) against their nvcc originals", "",
+             f"- `python benchmarks/corpora_build.py prepare-device BOOK --carry DIR` here (nvcc 13 -arch={verify.ARCH} "
+             f"and `cassc --cassc-target=nvidia -arch={verify.ARCH}`: hipified as for gfx1100, then the same nvcc), "
+             "`device --carry DIR --out OUT` on the lent GPU, `verify-report OUT/results.json`; up to 3 runs each, "
+             "alternately, each original run in a new wall-clock second; compared as hecbench_verify.py compares "
+             "(timing lines and lines that vary among the originals' own runs left out, numbers within 1e-3)",
+             "- programs: the book's that both compilers build (not the OpenGL ones: no display), and "
+             "benchmarks/semantics/ (this repository's own: half-precision conversions and arithmetic, a clock-seeded "
+             "half dot product, graph memory nodes). Parboil: its data sets are not in its repository, so no program "
+             "runs; SHOC: nvcc 13 builds none of its programs (removed API), so there is no original to compare with",
+             f"- matched {len(matched)} of {len(comparable)} comparable "
+             f"({100 * len(matched) / max(1, len(comparable)):.0f}%)", "",
              "| program | status | first difference | time ratio |", "|---|---|---|---|"]
     lines += [f"| {c.name} | {c.status} | `{c.first_difference[:160].replace('|', '/')}` | "
               f"{'' if c.ratio is None else f'{c.ratio:.2f}'} |" for c in comparisons]
+    args.state.mkdir(parents=True, exist_ok=True)
     (args.state / "book-verify.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -400,6 +451,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--cuda-libraries", type=Path,
+                        help="NVIDIA's library headers and libraries (include/, lib/) for the nvcc reference")
+    parser.add_argument("--gpu", default="H100", help="the GPU the device step ran on, for the report")
     parser.add_argument("--carry", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

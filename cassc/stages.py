@@ -36,6 +36,7 @@ from cassc.hipify.tree import SYSTEM_ROOTS, HipifiedUnit, display_path, hipify_u
 from cassc.invocation import InputFile, InputKind, Invocation
 from cassc.nvcc_identity import predefined_macros, toolkit_library_dirs, toolkit_root
 from cassc.outputs import write_bytes_atomically
+from cassc.toolkit import legacy_api_archive
 
 if TYPE_CHECKING:  # the object readers are imported only by builds that link
     from cassc.formats.host_object import HostObject
@@ -252,6 +253,9 @@ def unit_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain, uni
         flags.append("-Wno-unused-value")  # where clang 20+ reports a [[nodiscard]] type (hipError_t)
     # nvcc's host compilers take `register` in C++17 code with a warning; clang makes it an error.
     flags += ["-Wno-register"] if kind is not InputKind.C else []
+    # nvcc's front end warns of a narrowing initializer list (`int y[] = {0.0}`, #2361-D) in .cu files;
+    # clang's default is an error. A .cpp unit is the host compiler's, and g++ rejects it too.
+    flags += ["-Wno-error=c++11-narrowing"] if kind is InputKind.CUDA else []
     # nvcc's --diag-* win over -Xcompiler -Wall, so their clang counterparts come last.
     for kind in ("suppress", "warn", "error"):
         flags += diagnostic_flags(kind, getattr(inv, f"diag_{kind}"))[0]
@@ -628,7 +632,10 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
         # The stand-in toolkit's lib<cuda>.so is that HIP library where it is installed, else the library
         # that holds its API (hipRTC in HIP 5.2's libamdhip64) or a link that stops with what is missing.
         installed = hip_library_installed(toolchain, hip)
-        flags.append(f"-l{library}" if not installed and (toolkit_lib64 / f"lib{library}.so").exists() else f"-l{hip}")
+        # The stand-in's own library where cassc adds to the HIP library's API (cuBLAS's legacy part).
+        carries_legacy = (toolkit_lib64 / legacy_api_archive(library)).exists()
+        stand_in = carries_legacy or not installed and (toolkit_lib64 / f"lib{library}.so").exists()
+        flags.append(f"-l{library}" if stand_in else f"-l{hip}")
     for option in inv.host_linker_options:
         flags += ["-Xlinker", option]
     flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]

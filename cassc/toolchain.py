@@ -231,9 +231,42 @@ def _debian_legacy(root: Path, hip_include: Path, hip_lib: Path, hip_version: st
     llvm_bin = root / "lib/llvm-19/bin"
     if not (llvm_bin / "clang++").exists():
         return None
+    overlays = [half2_overlay(hip_include), header_libraries.installed_include_dir()]
     return _toolchain("debian", root, llvm_bin, hip_include, hip_lib, hip_version,
-                      bitcode=hip_lib / "amdgcn/bitcode",
-                      header_library_dirs=tuple(d for d in [header_libraries.installed_include_dir()] if d))
+                      bitcode=hip_lib / "amdgcn/bitcode", header_library_dirs=tuple(d for d in overlays if d))
+
+
+# HIP 5's __half2 has `unsigned short x, y` where CUDA's (and HIP 6's) are __half: `float f = h2.x` then
+# compiles and reads the raw bits. The members of __half2's anonymous struct, as HIP 5.2 declares them.
+HIP5_HALF2_MEMBERS = re.compile(r"(struct __half2 \{\s*public:\s*union \{(?:(?!\};).)*?struct \{\s*)"
+                                r"unsigned short x;(\s*)unsigned short y;", re.DOTALL)
+QUOTED_INCLUDE = re.compile(r'^(\s*#\s*include\s*)"([^"]+)"', re.MULTILINE)
+
+
+def half2_overlay(hip_include: Path) -> Path | None:
+    """An include directory, searched before HIP's, whose hip/amd_detail/amd_hip_fp16.h is HIP 5's with
+    __half2's members made __half as CUDA's are (the only change; its own quoted includes point back at
+    HIP's directory). None where HIP's header already declares them so. Kept in the data dir, keyed by
+    the header's contents."""
+    header = hip_include / "amd_detail" / "amd_hip_fp16.h"
+    try:
+        text = header.read_text()
+    except OSError:
+        return None
+    if not HIP5_HALF2_MEMBERS.search(text):
+        return None
+    patched = HIP5_HALF2_MEMBERS.sub(r"\1__half x;\2__half y;", text, count=1)
+    patched = QUOTED_INCLUDE.sub(lambda m: f'{m.group(1)}"{header.parent / m.group(2)}"'
+                                 if (header.parent / m.group(2)).is_file() else m.group(0), patched)
+    key = hashlib.sha256(patched.encode()).hexdigest()[:16]
+    root = locations.data_dir() / "hip-overlays" / key
+    target = root / "hip" / "amd_detail" / "amd_hip_fp16.h"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.{os.getpid()}")
+        staging.write_text(patched)
+        staging.replace(target)
+    return root
 
 
 def _hip_version(hip_include: Path) -> str:

@@ -62,6 +62,9 @@ NVIDIA_CUDART_MAJORS = (12, 13)
 CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
 # Every library a CUDA toolkit's lib64/ has that FindCUDAToolkit makes a CUDA:: target of, and its ROCm package.
 TOOLKIT_LIBRARY_TABLE = SHIMS_DIR / "toolkit" / "libraries.tsv"
+# CUDA libraries whose HIP library lacks a part of their API that programs still link by name (cuBLAS's
+# legacy cublasInit...: configure scripts test for it): cassc's source of that part, in shims/toolkit/.
+LEGACY_API_SHIMS = {"cublas": "cublas_legacy.cpp"}
 NOT_SUPPORTED = 801  # cudaErrorNotSupported
 PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
@@ -231,13 +234,15 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     # Makefiles link the driver API with -L$CUDA_PATH/lib64 -lcuda: the NVIDIA driver's library, which no
     # AMD machine has.
     (lib64 / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
-    _write_cuda_libraries(lib64, toolchain)
+    _write_cuda_libraries(lib64, final_root / "lib64", work, toolchain)
     shutil.rmtree(work)
 
 
-def _write_cuda_libraries(lib64: Path, toolchain: Toolchain) -> None:
+def _write_cuda_libraries(lib64: Path, final_lib64: Path, work: Path, toolchain: Toolchain) -> None:
     """lib<library>.so and lib<library>_static.a for every CUDA library of TOOLKIT_LIBRARY_TABLE: the HIP
-    library link-libraries.tsv names where it is installed, else a link that stops with what is missing."""
+    library link-libraries.tsv names where it is installed, else a link that stops with what is missing.
+    A library with a part of its CUDA API that its HIP library lacks (LEGACY_API_SHIMS) is a linker script
+    naming cassc's archive of that part and the HIP library."""
     renames = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
     for cuda, package, _, older in read_rows(TOOLKIT_LIBRARY_TABLE):
         if package == "empty":
@@ -245,12 +250,27 @@ def _write_cuda_libraries(lib64: Path, toolchain: Toolchain) -> None:
             continue
         candidates = [toolchain.hip_lib_dir / f"lib{hip}.so" for hip in [renames.get(cuda), *older] if hip]
         installed = next((path for path in candidates if path.exists()), None)
-        if package != "none" and installed is not None:
+        if package != "none" and installed is not None and cuda in LEGACY_API_SHIMS:
+            archive = legacy_api_archive(cuda)
+            shim = work / f"{cuda}_legacy.o"
+            run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
+                 f"-I{toolchain.hip_include_dir.parent}", "-c", str(SHIMS_DIR / "toolkit" / LEGACY_API_SHIMS[cuda]),
+                 "-o", str(shim)])
+            run([str(toolchain.archiver), "qc", str(lib64 / archive), str(shim)])
+            script = f"/* cassc: {cuda} on {installed.name} */\nGROUP ( {final_lib64 / archive} {installed} )\n"
+            for name in (f"lib{cuda}.so", f"lib{cuda}_static.a"):
+                (lib64 / name).write_text(script)
+        elif package != "none" and installed is not None:
             (lib64 / f"lib{cuda}.so").symlink_to(installed)
             (lib64 / f"lib{cuda}_static.a").write_text(linker_script(installed, ()))
         else:
             for name in (f"lib{cuda}.so", f"lib{cuda}_static.a"):
                 (lib64 / name).write_text(missing_library_script(cuda, package))
+
+
+def legacy_api_archive(cuda_library: str) -> str:
+    """lib64's archive of the part of `cuda_library`'s API that cassc provides (LEGACY_API_SHIMS)."""
+    return f"libcassc_{cuda_library}_legacy.a"
 
 
 def missing_library_script(library: str, package: str) -> str:

@@ -228,6 +228,38 @@ def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str
     assert f"lib{package.lower()}.so" in needed
 
 
+def test_legacy_cublas_programs_and_configure_checks_link(cassc, tmp_path: Path) -> None:
+    """cuBLAS's legacy API (<cublas.h>: cublasInit, character transposes, results returned) over hipBLAS,
+    and autoconf's AC_CHECK_LIB(cublas, cublasInit), which links the bare symbol with -lcublas."""
+    from cassc.hipify.tables import load_tables
+    from cassc.toolchain import find_toolchain
+
+    [probe] = [p.probe_header for p in load_tables().packages if p.name == "hipBLAS"]
+    if not any((d / probe).is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip("this toolchain has no hipBLAS")
+    write(tmp_path / "main.cu", """\
+#include "cublas.h"
+int main() {
+  if (cublasInit() != CUBLAS_STATUS_SUCCESS) return 1;
+  float *a = nullptr, *x = nullptr;
+  double* d = nullptr;
+  cublasSgemm('n', 'T', 4, 4, 4, 1.0f, a, 4, a, 4, 0.0f, a, 4);
+  cublasDgemm('N', 'n', 4, 4, 4, 1.0, d, 4, d, 4, 0.0, d, 4);
+  cublasSaxpy(4, 2.0f, x, 1, x, 1);
+  float dot = cublasSdot(4, x, 1, x, 1) + cublasSnrm2(4, x, 1);
+  cublasStatus status = cublasGetError();
+  cublasAlloc(16, sizeof(float), (void**)&x);
+  cublasFree(x);
+  return cublasShutdown() == CUBLAS_STATUS_SUCCESS && status == CUBLAS_STATUS_SUCCESS && dot == 0 ? 0 : 2;
+}
+""")
+    cassc("main.cu", "-o", "app", "-lcublas")
+    write(tmp_path / "conftest.cpp", 'extern "C" char cublasInit();\nint main() { return cublasInit(); }\n')
+    cassc("conftest.cpp", "-o", "conftest", "-lcublas")
+    symbols = subprocess.run(["nm", str(tmp_path / "conftest")], capture_output=True, text=True, check=True).stdout
+    assert " T cublasInit" in symbols
+
+
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:
     write(tmp_path / "k.cu", """\
 #ifdef USE_CUB
@@ -299,6 +331,28 @@ int main() {
     assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "6 1 1.5\n"
 
 
+def test_hadd_on_halves_stays_half_addition_beside_the_integer_halving_add(cassc, tmp_path: Path) -> None:
+    """CUDA's integer __hadd and the half/bf16 __hadd share a name; cassc renames the integer one, by name."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cstdio>
+#include <type_traits>
+__global__ void k(__half* h, __nv_bfloat16* b, int* i) {
+  h[0] = __hadd(h[0], h[1]);
+  b[0] = __hadd(b[0], b[1]);
+  i[0] = __hadd(i[0], i[1]);
+}
+static_assert(std::is_same<decltype(__hadd(__half(), __half())), __half>::value, "half __hadd is half addition");
+static_assert(std::is_same<decltype(__hadd(__nv_bfloat16(), __nv_bfloat16())), __nv_bfloat16>::value, "bf16 too");
+int main() {
+  printf("%g\\n", __half2float(__hadd(__float2half(1.5f), __float2half(2.25f))));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "3.75\n"
+
+
 def test_cuda_version_macros_and_quiet_unused_results(cassc, tmp_path: Path) -> None:
     """nvcc's units see CUDART_VERSION; HIP's [[nodiscard]] stays quiet even under -Xcompiler -Wall."""
     write(tmp_path / "main.cu", """\
@@ -309,3 +363,86 @@ int main() { float* x; cudaMalloc(&x, 4); cudaFree(x); }
 """)
     result = cassc("-Xcompiler", "-Wall", "main.cu", "-o", "app")
     assert "nodiscard" not in result.stderr
+
+
+def test_half_conversions_round_as_their_names_say(cassc, tmp_path: Path) -> None:
+    """CUDA's _rz/_rd/_ru (and half -> integer _rn) conversions: HIP rounds float/int -> half to nearest
+    and truncates half -> integer whatever the suffix. cassc's adapters are __host__ __device__: the host
+    run checks the bits the device gets too, and the kernel shows the device side compiles."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cstdio>
+__global__ void k(float* f, int* i, __half* h) {
+  h[0] = __float2half_rz(f[0]);
+  h[1] = __int2half_ru(i[0]);
+  i[1] = __half2int_rn(h[2]) + __half2ll_rd(h[3]) + __half2ushort_ru(h[4]);
+  h[5] = hrcp(h[6]);
+  h[7] = __low2half(h2rcp(__halves2half2(h[8], h[9])));
+}
+static void bits(__half h) { printf("%04x ", __half_as_ushort(h)); }
+int main() {
+  const float between = 1.000732421875f;  // 0.75 ulp above 1.0: nearest is 1 + 2^-10
+  for (float x : {between, -between, 70000.0f, 1e-10f}) {
+    bits(__float2half(x)); bits(__float2half_rz(x)); bits(__float2half_rd(x)); bits(__float2half_ru(x));
+  }
+  bits(__int2half_rn(2049)); bits(__int2half_rz(2049)); bits(__int2half_ru(2049)); bits(__ll2half_rd(-2049));
+  bits(__uint2half_ru(65505u)); bits(hrcp(__float2half(3.0f)));
+  const __half two_and_half = __float2half(2.5f), minus = __float2half(-2.5f), nan = __float2half(0.0f / 0.0f);
+  printf("%d %d %d %d %d %d %u %u %d\\n", __half2int_rn(two_and_half), __half2int_rd(minus), __half2int_ru(two_and_half),
+         __half2int_rz(minus), __half2int_rn(nan), __half2short_rn(__float2half(1e6f)), __half2uint_rn(minus),
+         __half2ushort_ru(__float2half(65504.0f)), (int)__half2ll_rn(__float2half(-0.5f)));
+}
+""")
+    cassc("-arch=sm_80", "main.cu", "-o", "app")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.split() == [
+        "3c01", "3c00", "3c00", "3c01",  "bc01", "bc00", "bc01", "bc00",  "7c00", "7bff", "7bff", "7c00",
+        "0000", "0000", "0000", "0001",  "6800", "6800", "6801", "e801",  "7c00", "3555",
+        "2", "-3", "3", "-2", "0", "32767", "0", "65504", "0"]
+
+
+def test_half2_members_are_halves(cassc, tmp_path: Path) -> None:
+    """CUDA's __half2 has __half members x and y; HIP 5.2's are raw `unsigned short` (HIP 6 changed it),
+    so `float f = h2.x` compiled and read the bits. cassc's HIP 5 toolchain searches a copy of HIP's fp16
+    header with CUDA's member types first."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_fp16.h>
+#include <cstdio>
+__global__ void k(__half2* v) { v[0].x = __hadd(v[0].x, v[0].y); v[1].y = v[0].x; }
+int main() {
+  __half2 h2 = __halves2half2(__float2half(1.5f), __float2half(-2.0f));
+  float x = h2.x, y = __half2float(h2.y);
+  h2.y = __float2half(0.25f);
+  printf("%g %g %g\\n", x, y, __high2float(h2));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "1.5 -2 0.25\n"
+
+
+def test_bfloat16_conversions_round_once_and_as_named(cassc, tmp_path: Path) -> None:
+    """double -> bfloat16 rounds once, as CUDA does (through float it rounded twice); _rz/_rd/_ru as named;
+    NaN is CUDA's 0x7fff, and bf16 -> int of NaN is 0."""
+    write(tmp_path / "main.cu", """\
+#include <cuda_bf16.h>
+#include <cstdio>
+int main() {
+  const double above_midpoint = 1.0 + 0x1p-8 + 0x1p-30;  // float rounds it to the midpoint 1 + 2^-8
+  const float midpoint = 1.00390625f, nan = 0.0f / 0.0f;
+  printf("%04x %04x %04x %04x %04x %04x %d\\n", __bfloat16_as_ushort(__double2bfloat16(above_midpoint)),
+         __bfloat16_as_ushort(__float2bfloat16_rd(-midpoint)),
+         __bfloat16_as_ushort(__float2bfloat16_ru(-midpoint)), __bfloat16_as_ushort(__float2bfloat16_ru(midpoint)),
+         __bfloat16_as_ushort(__float2bfloat16_rz(-midpoint)), __bfloat16_as_ushort(__float2bfloat16_rz(nan)),
+         __bfloat162int_rn(__float2bfloat16(nan)));
+}
+""")
+    cassc("main.cu", "-o", "app")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.split() == ["3f81", "bf81", "bf80", "3f81", "bf80", "7fff", "0"]
+
+
+def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_path: Path) -> None:
+    """nvcc 13 accepts `int y[] = {0.0, 1.0}` in a .cu file with warning #2361-D; clang's default is an error."""
+    write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()

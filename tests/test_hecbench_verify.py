@@ -59,3 +59,18 @@ def test_a_run_at_the_limit_is_not_a_mismatch_when_the_original_nearly_reached_i
     assert verify.compare(near, None).status == "near-run-limit"
     hang = result([(0, 1.0, "PASS\n")], [(verify.TIMED_OUT, 12.0, "")])
     assert verify.compare(hang, None).status == "mismatch"
+
+
+def test_originals_seeded_from_the_clock_differ_among_themselves_and_are_left_out() -> None:
+    """A program that seeds its input from time(NULL) prints other numbers each second: every original run
+    after the first starts in a new second, so those lines vary among the originals and are not compared."""
+    import time
+
+    def run(variant: str) -> object:
+        seed = int(time.time()) + (1000 if variant == "translated" else 0)  # the translation's own second
+        return verify.Run(0, 0.01, f"Result native operators : {seed % 97 + 1}.5\nPASSED\n")
+
+    runs = verify.alternate_runs(run)
+    assert len({r.output for r in runs["original"]}) == verify.RUNS
+    compared = verify.compare(verify.Result("fp16", {"original": True, "translated": True}, {}, "./main", runs), None)
+    assert compared.status == "matched" and compared.compared_lines == 1

@@ -12,6 +12,24 @@
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
 
+/* double -> float rounded to odd (the truncation, its last bit set where anything was cut): rounding that
+ * to bf16 is the one rounding of the double CUDA does; double -> float -> bf16 to nearest twice is not. */
+__CASSC_BF16_FN float __cassc_double_to_odd_float(double a) {
+  const float f = static_cast<float>(a);
+  if (static_cast<double>(f) == a || a != a) return f;
+  unsigned int u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  if (__builtin_fabs(static_cast<double>(f)) > __builtin_fabs(a)) --u;
+  u |= 1u;
+  float odd;
+  __builtin_memcpy(&odd, &u, sizeof odd);
+  return odd;
+}
+/* CUDA's cvt.rni/rzi.s32: NaN is 0, out of range saturates. */
+__CASSC_BF16_FN int __cassc_bfloat162int(float rounded) {
+  return rounded != rounded ? 0 : rounded <= -2147483648.0f ? (-2147483647 - 1)
+         : rounded >= 2147483648.0f ? 2147483647 : static_cast<int>(rounded);
+}
 #if HIP_VERSION_MAJOR >= 6 && defined(__HIP__)
 /* HIP 6 has CUDA's bfloat16 API itself under HIP's type names (hip/hip_bf16.h, which other ROCm headers
  * such as hipBLASLt's include too): CUDA's type names are those types. A host compiler (g++ on a .cpp
@@ -25,15 +43,10 @@ typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 /* CUDA's conversions that HIP 6.4 lacks (HIP's __float2bfloat16 rounds to nearest even). */
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) { return __float2bfloat16(a); }
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) {
-  unsigned int u;
-  __builtin_memcpy(&u, &a, sizeof u);
-  return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
-}
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16(static_cast<float>(a)); }
-__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
-__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return static_cast<int>(__bfloat162float(a)); }
+__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_rintf(__bfloat162float(a))); }
+__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_truncf(__bfloat162float(a))); }
 __CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return __nv_bfloat162(__float2bfloat16(a), __float2bfloat16(b));
@@ -58,7 +71,7 @@ struct alignas(2) __nv_bfloat16 {
   __nv_bfloat16() = default;
   __host__ __device__ constexpr __nv_bfloat16(const __nv_bfloat16_raw& raw) : __x(raw.x) {}
   __host__ __device__ __nv_bfloat16(float value);
-  __host__ __device__ __nv_bfloat16(double value) : __nv_bfloat16(static_cast<float>(value)) {}
+  __host__ __device__ __nv_bfloat16(double value);
   __host__ __device__ __nv_bfloat16(int value) : __nv_bfloat16(static_cast<float>(value)) {}
   __host__ __device__ __nv_bfloat16(unsigned int value) : __nv_bfloat16(static_cast<float>(value)) {}
   __host__ __device__ __nv_bfloat16(long long value) : __nv_bfloat16(static_cast<float>(value)) {}
@@ -107,17 +120,15 @@ __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rn(float a) {
   return __ushort_as_bfloat16(static_cast<unsigned short>(u >> 16));
 }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16(float a) { return __float2bfloat16_rn(a); }
-__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) {
-  return __ushort_as_bfloat16(static_cast<unsigned short>(__cassc_float_bits(a) >> 16));
-}
-__CASSC_BF16_FN __nv_bfloat16 __double2bfloat16(double a) { return __float2bfloat16_rn(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __int2bfloat16_rn(int a) { return __float2bfloat16_rn(static_cast<float>(a)); }
 __CASSC_BF16_FN __nv_bfloat16 __uint2bfloat16_rn(unsigned a) { return __float2bfloat16_rn(static_cast<float>(a)); }
-__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return static_cast<int>(__builtin_rintf(__bfloat162float(a))); }
-__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return static_cast<int>(__bfloat162float(a)); }
+__CASSC_BF16_FN int __bfloat162int_rn(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_rintf(__bfloat162float(a))); }
+__CASSC_BF16_FN int __bfloat162int_rz(__nv_bfloat16 a) { return __cassc_bfloat162int(__builtin_truncf(__bfloat162float(a))); }
 __CASSC_BF16_FN __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
 
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(float value) : __x(__float2bfloat16_rn(value).__x) {}
+__host__ __device__ inline __nv_bfloat16::__nv_bfloat16(double value)
+    : __x(__float2bfloat16_rn(__cassc_double_to_odd_float(value)).__x) {}
 __host__ __device__ inline __nv_bfloat16::operator float() const { return __bfloat162float(*this); }
 
 __CASSC_BF16_FN __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
@@ -152,6 +163,8 @@ __CASSC_BF16_BINARY(__hmul, x * y)
 __CASSC_BF16_BINARY(__hdiv, x / y)
 __CASSC_BF16_BINARY(__hmax, x > y ? x : y)
 __CASSC_BF16_BINARY(__hmin, x < y ? x : y)
+/* __hadd on bf16 under compat.tsv's name for CUDA's integer __hadd (see cuda_fp16.h) */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 #undef __CASSC_BF16_BINARY
 
 __CASSC_BF16_FN __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
@@ -200,6 +213,23 @@ __CASSC_BF16_FN bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) {
 __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
 
 #endif /* HIP_VERSION_MAJOR >= 6 && __HIP__ */
+
+/* Directed rounding as CUDA's cvt.rz/rm/rp.bf16.f32: truncate the float's low half, then step one bf16 ulp
+ * away from zero where the result must grow in magnitude and anything was cut; NaN is CUDA's 0x7fff. */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool toward_positive, bool toward_zero) {
+  unsigned int u;
+  __builtin_memcpy(&u, &a, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16(0x7fffu);
+  unsigned short bits = static_cast<unsigned short>(u >> 16);
+  const bool negative = u >> 31;
+  if (!toward_zero && (u & 0xffffu) != 0 && negative != toward_positive) ++bits;
+  return __ushort_as_bfloat16(bits);
+}
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) { return __cassc_float2bfloat16_directed(a, false, true); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rd(float a) { return __cassc_float2bfloat16_directed(a, false, false); }
+__CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_ru(float a) { return __cassc_float2bfloat16_directed(a, true, false); }
+/* compat.tsv's name for CUDA's __double2bfloat16 (HIP 6.4's rounds to float first, then to bf16). */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_double2bfloat16(double a) { return __float2bfloat16_rn(__cassc_double_to_odd_float(a)); }
 
 #if defined(__HIP__)
 static __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
