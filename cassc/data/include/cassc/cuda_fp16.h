@@ -71,46 +71,46 @@ static __host__ __device__ inline __half2 __hmin2(__half2 a, __half2 b) {
  * all truncate (a C++ cast, undefined for NaN and out of range). CUDA's cvt instructions round as named
  * and saturate (NaN -> 0). One __host__ __device__ definition, so host and device give the same bits.
  * hrcp/h2rcp: HIP's is the hardware's approximate f16 reciprocal; CUDA's rounds the f32 reciprocal. */
-enum __cassc_rounding { __cassc_rn, __cassc_rz, __cassc_rd, __cassc_ru };
+enum __cassc_half_rounding { __cassc_half_rn, __cassc_half_rz, __cassc_half_rd, __cassc_half_ru };
 static __host__ __device__ inline unsigned short __cassc_half_step(unsigned short bits, bool up) {
   /* the next half toward +inf (up) or -inf; -0 and +0 both step to the smallest subnormal */
   const bool negative = bits & 0x8000u;
   if ((bits & 0x7fffu) == 0) return up ? 0x0001u : 0x8001u;
   return static_cast<unsigned short>(negative == up ? bits - 1u : bits + 1u);
 }
-static __host__ __device__ inline __half __cassc_float2half_mode(float x, __cassc_rounding mode) {
+static __host__ __device__ inline __half __cassc_float2half_mode(float x, __cassc_half_rounding mode) {
   __half_raw nearest;
   nearest.data = static_cast<_Float16>(x);
   const float back = static_cast<float>(nearest.data);
-  if (mode == __cassc_rn || back == x || x != x) return nearest;
-  const bool up = mode == __cassc_ru || (mode == __cassc_rz && x < 0.0f);
+  if (mode == __cassc_half_rn || back == x || x != x) return nearest;
+  const bool up = mode == __cassc_half_ru || (mode == __cassc_half_rz && x < 0.0f);
   if (up ? back > x : back < x) return nearest;
   nearest.x = __cassc_half_step(nearest.x, up);
   return nearest;
 }
 #define __CASSC_FLOAT2HALF(mode) \
-  static __host__ __device__ inline __half __cassc_float2half_##mode(float x) { return __cassc_float2half_mode(x, __cassc_##mode); }
+  static __host__ __device__ inline __half __cassc_float2half_##mode(float x) { return __cassc_float2half_mode(x, __cassc_half_##mode); }
 __CASSC_FLOAT2HALF(rz)
 __CASSC_FLOAT2HALF(rd)
 __CASSC_FLOAT2HALF(ru)
 #undef __CASSC_FLOAT2HALF
 /* Integers: exact in float below 2^24; anything larger is beyond half's range either way. */
 #define __CASSC_INTEGER_HALF(type, name, low, high)                                                       \
-  static __host__ __device__ inline __half __cassc_##name##2half_rn(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_rn); } \
-  static __host__ __device__ inline __half __cassc_##name##2half_rz(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_rz); } \
-  static __host__ __device__ inline __half __cassc_##name##2half_rd(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_rd); } \
-  static __host__ __device__ inline __half __cassc_##name##2half_ru(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_ru); } \
-  static __host__ __device__ inline type __cassc_half2##name##_mode(__half h, __cassc_rounding mode) {    \
+  static __host__ __device__ inline __half __cassc_##name##2half_rn(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_half_rn); } \
+  static __host__ __device__ inline __half __cassc_##name##2half_rz(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_half_rz); } \
+  static __host__ __device__ inline __half __cassc_##name##2half_rd(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_half_rd); } \
+  static __host__ __device__ inline __half __cassc_##name##2half_ru(type x) { return __cassc_float2half_mode(static_cast<float>(x), __cassc_half_ru); } \
+  static __host__ __device__ inline type __cassc_half2##name##_mode(__half h, __cassc_half_rounding mode) {    \
     const float f = __half2float(h);                                                                     \
     if (f != f) return 0;                                                                                \
-    const float r = mode == __cassc_rn ? __builtin_rintf(f) : mode == __cassc_rz ? __builtin_truncf(f)   \
-                    : mode == __cassc_rd ? __builtin_floorf(f) : __builtin_ceilf(f);                     \
+    const float r = mode == __cassc_half_rn ? __builtin_rintf(f) : mode == __cassc_half_rz ? __builtin_truncf(f)   \
+                    : mode == __cassc_half_rd ? __builtin_floorf(f) : __builtin_ceilf(f);                     \
     return r <= static_cast<float>(low) ? (low) : r >= static_cast<float>(high) ? (high) : static_cast<type>(r); \
   }                                                                                                      \
-  static __host__ __device__ inline type __cassc_half2##name##_rn(__half h) { return __cassc_half2##name##_mode(h, __cassc_rn); } \
-  static __host__ __device__ inline type __cassc_half2##name##_rz(__half h) { return __cassc_half2##name##_mode(h, __cassc_rz); } \
-  static __host__ __device__ inline type __cassc_half2##name##_rd(__half h) { return __cassc_half2##name##_mode(h, __cassc_rd); } \
-  static __host__ __device__ inline type __cassc_half2##name##_ru(__half h) { return __cassc_half2##name##_mode(h, __cassc_ru); }
+  static __host__ __device__ inline type __cassc_half2##name##_rn(__half h) { return __cassc_half2##name##_mode(h, __cassc_half_rn); } \
+  static __host__ __device__ inline type __cassc_half2##name##_rz(__half h) { return __cassc_half2##name##_mode(h, __cassc_half_rz); } \
+  static __host__ __device__ inline type __cassc_half2##name##_rd(__half h) { return __cassc_half2##name##_mode(h, __cassc_half_rd); } \
+  static __host__ __device__ inline type __cassc_half2##name##_ru(__half h) { return __cassc_half2##name##_mode(h, __cassc_half_ru); }
 __CASSC_INTEGER_HALF(short, short, -32768, 32767)
 __CASSC_INTEGER_HALF(unsigned short, ushort, 0, 65535)
 __CASSC_INTEGER_HALF(int, int, (-2147483647 - 1), 2147483647)
