@@ -133,13 +133,17 @@ static inline nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nv
   utilization->memory = memory;
   return __cassc_nvml(status);
 }
+/* The clock's supported frequencies (Hz) and the current one's index, as ROCm SMI reports them. */
+static inline rsmi_status_t __cassc_nvml_frequencies(nvmlDevice_t device, nvmlClockType_t type,
+                                                     rsmi_frequencies_t *frequencies) {
+  memset(frequencies, 0, sizeof *frequencies);
+  return rsmi_dev_gpu_clk_freq_get(__cassc_nvml_index(device),
+                                   type == NVML_CLOCK_MEM ? RSMI_CLK_TYPE_MEM : RSMI_CLK_TYPE_SYS, frequencies);
+}
 static inline nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *mhz) {
   rsmi_frequencies_t frequencies;
   if (!mhz) return NVML_ERROR_INVALID_ARGUMENT;
-  memset(&frequencies, 0, sizeof frequencies);
-  rsmi_status_t status = rsmi_dev_gpu_clk_freq_get(__cassc_nvml_index(device),
-                                                   type == NVML_CLOCK_MEM ? RSMI_CLK_TYPE_MEM : RSMI_CLK_TYPE_SYS,
-                                                   &frequencies);
+  rsmi_status_t status = __cassc_nvml_frequencies(device, type, &frequencies);
   if (status == RSMI_STATUS_SUCCESS && frequencies.current >= frequencies.num_supported) status = RSMI_STATUS_UNEXPECTED_DATA;
   *mhz = status == RSMI_STATUS_SUCCESS ? (unsigned int)(frequencies.frequency[frequencies.current] / 1000000) : 0;
   return __cassc_nvml(status);
@@ -147,10 +151,7 @@ static inline nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClock
 static inline nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *mhz) {
   rsmi_frequencies_t frequencies;
   if (!mhz) return NVML_ERROR_INVALID_ARGUMENT;
-  memset(&frequencies, 0, sizeof frequencies);
-  rsmi_status_t status = rsmi_dev_gpu_clk_freq_get(__cassc_nvml_index(device),
-                                                   type == NVML_CLOCK_MEM ? RSMI_CLK_TYPE_MEM : RSMI_CLK_TYPE_SYS,
-                                                   &frequencies);
+  rsmi_status_t status = __cassc_nvml_frequencies(device, type, &frequencies);
   uint64_t highest = 0;
   for (uint32_t i = 0; i < frequencies.num_supported && i < RSMI_MAX_NUM_FREQUENCIES; ++i)
     highest = frequencies.frequency[i] > highest ? frequencies.frequency[i] : highest;
