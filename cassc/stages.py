@@ -91,7 +91,8 @@ class Runner:
         if not self.warnings_as_errors:
             return Attempt(result.returncode, result.stdout, diagnostics)
         diagnostics, promoted = promote_warnings(diagnostics, in_nvcc_warning_scope)
-        return Attempt(result.returncode or int(promoted > 0), result.stdout, diagnostics)
+        return Attempt(result.returncode or int(promoted > 0), result.stdout, diagnostics,
+                       promoted=result.returncode == 0 and promoted > 0)
 
     def replay(self, diagnostics: str, what: str) -> None:
         """Print a cached compile's diagnostics as its compile printed them, under this command's -Werror."""
@@ -131,6 +132,7 @@ class Attempt:
     returncode: int
     stdout: str
     diagnostics: str  # stderr as nvcc would show it (diagnostics.present), mirrored paths as the user's
+    promoted: bool = False  # the tool succeeded and -Werror all-warnings failed it: its outputs must not stay
 
     def reported(self, what: str) -> str:
         """Print the diagnostics; the output when the command succeeded, else CompileError."""
@@ -381,10 +383,11 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
-        write_bytes_atomically(output, hit.read_bytes("output"))
-        # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them.
+        # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them;
+        # first, since this command's -Werror may fail on them, and then it writes no object.
         if DIAGNOSTICS_FILE in hit.files:
             runner.replay(hit.read_text(DIAGNOSTICS_FILE), f"compiling {display_path(unit.original_of(unit.main), cwd)}")
+        write_bytes_atomically(output, hit.read_bytes("output"))
         dependencies = tuple(cwd / p for p in json.loads(hit.read_text("dependencies.json")))
         raw_depfile.write_text(format_depfile([str(output)], [str(p) for p in dependencies], False))
         runner.note(f"cache hit for {display_path(unit.original_of(unit.main), Path.cwd())} ({key[:16]})")
@@ -394,6 +397,8 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
 
     def attempt() -> Attempt:
         attempts.append(runner.attempt(command, env))
+        if attempts[-1].promoted:  # clang wrote the object; a compile that fails leaves none, as nvcc's
+            output.unlink(missing_ok=True)
         return attempts[-1]
 
     if unit.missing_packages:
