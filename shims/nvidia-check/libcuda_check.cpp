@@ -1,0 +1,252 @@
+// libcuda.so.1 for checking whole nvcc-built binaries on an NVIDIA GPU (no AMD GPU exists here): NVIDIA's
+// driver does the work, but every fatbin container the program's CUDA runtime hands the driver is looked up by
+// its content digest (fatbin_digest.h, as `cassc translate` names it) among replacement containers, the
+// translator's NVPTX lowering of the same IR it compiles for gfx1100, and that replacement is loaded instead.
+// The program then prints what its original prints only if the translation is right. It is the interception
+// a libcuda over HIP needs (the same entry points, the same lookup), with NVIDIA's driver behind it.
+//
+// How CUDA's runtime reaches the driver (nvcc's default static cudart and the shared libcudart alike): it
+// dlopens libcuda.so.1 and resolves every driver function through cuGetProcAddress(_v2), and loads the
+// fatbins nvcc registered through a private export table (cuGetExportTable, ZLUDA's CUDART_INTERFACE:
+// entries 1, 6 and 8 take the fatbin wrapper or the container); the public loaders (cuModuleLoadData[Ex],
+// cuModuleLoadFatBinary, cuLibraryLoadData) are wrapped as well. Everything else is the real driver's.
+//
+// Environment: CASSC_REAL_LIBCUDA (NVIDIA's libcuda.so.1, by path), CASSC_NVPTX_DIR (<digest>.fatbin files),
+// CASSC_CHECK_LOG (optional: a line per replaced or kept container, export table and driver name asked for).
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "../runtime/fatbin_digest.h"
+
+namespace {
+
+using CUresult = int;
+constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
+
+// ZLUDA's name for the table; its GUID's bytes as cuGetExportTable compares them.
+constexpr unsigned char CUDART_INTERFACE[16] = {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a,
+                                                0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9};
+constexpr unsigned LOAD_FROM_WRAPPER = 1, LOAD_FROM_WRAPPER_EXT = 6, LOAD_FROM_CONTAINER_EXT = 8;
+
+std::mutex lock;
+
+void log_line(const char *format, ...) {
+  const char *path = std::getenv("CASSC_CHECK_LOG");
+  if (!path) return;
+  FILE *file = std::fopen(path, "a");
+  if (!file) return;
+  va_list arguments;
+  va_start(arguments, format);
+  std::vfprintf(file, format, arguments);
+  va_end(arguments);
+  std::fputc('\n', file);
+  std::fclose(file);
+}
+
+void *real_driver() {
+  static void *handle = [] {
+    const char *path = std::getenv("CASSC_REAL_LIBCUDA");
+    void *opened = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+    if (!opened)
+      std::fprintf(stderr, "cassc check: cannot open NVIDIA's driver (CASSC_REAL_LIBCUDA=%s): %s\n",
+                   path ? path : "(unset)", path ? dlerror() : "set it to NVIDIA's libcuda.so.1");
+    return opened;
+  }();
+  return handle;
+}
+
+void *real(const char *name) {
+  void *driver = real_driver();
+  return driver ? dlsym(driver, name) : nullptr;
+}
+
+// The replacement container for the container `image` is or points at, loaded once; null when there is none
+// (a container without kernels, or one the translator did not translate: the driver gets the original).
+const unsigned char *replacement(const void *image) {
+  const unsigned char *container = image ? cassc::fatbin_container(image) : nullptr;
+  if (!container) return nullptr;
+  const std::string digest = cassc::fatbin_digest(container);
+  std::lock_guard<std::mutex> guard(lock);
+  static std::map<std::string, const unsigned char *> loaded;
+  auto found = loaded.find(digest);
+  if (found != loaded.end()) return found->second;
+  const char *directory = std::getenv("CASSC_NVPTX_DIR");
+  std::string bytes;
+  if (directory) {
+    if (FILE *file = std::fopen((std::string(directory) + "/" + digest + ".fatbin").c_str(), "rb")) {
+      char chunk[65536];
+      for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.append(chunk, got);
+      std::fclose(file);
+    }
+  }
+  unsigned char *copy = nullptr;
+  if (!bytes.empty()) {
+    copy = static_cast<unsigned char *>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64));
+    std::memcpy(copy, bytes.data(), bytes.size());
+  }
+  log_line("%s %s", copy ? "replaced" : "kept", digest.c_str());
+  return loaded[digest] = copy;
+}
+
+// The image to hand the driver in place of `image`, of the same kind (a wrapper for a wrapper).
+const void *substitute(const void *image) {
+  const unsigned char *container = replacement(image);
+  if (!container) return image;
+  uint32_t magic;
+  std::memcpy(&magic, image, 4);
+  if (magic != cassc::FATBIN_WRAPPER_MAGIC) return container;
+  auto *wrapper = new cassc::FatbinWrapper(*static_cast<const cassc::FatbinWrapper *>(image));
+  wrapper->data = container;
+  wrapper->unused = nullptr;  // no list of -rdc prelinked fatbins: the replacement is whole
+  return wrapper;
+}
+
+using Fn = void *;
+Fn interface_entries[16];  // the real CUDART_INTERFACE's entries that are wrapped
+
+CUresult module_from_wrapper(void **module, const void *wrapper) {
+  return reinterpret_cast<CUresult (*)(void **, const void *)>(interface_entries[LOAD_FROM_WRAPPER])(
+      module, substitute(wrapper));
+}
+CUresult module_from_wrapper_ext(void **module, const void *wrapper, void *a, void *b, unsigned c) {
+  return reinterpret_cast<CUresult (*)(void **, const void *, void *, void *, unsigned)>(
+      interface_entries[LOAD_FROM_WRAPPER_EXT])(module, substitute(wrapper), a, b, c);
+}
+CUresult module_from_container_ext(const void *container, void **module, void *a, void *b, unsigned c) {
+  return reinterpret_cast<CUresult (*)(const void *, void **, void *, void *, unsigned)>(
+      interface_entries[LOAD_FROM_CONTAINER_EXT])(substitute(container), module, a, b, c);
+}
+
+// The public loaders, as cuGetProcAddress or the program's own link reaches them.
+std::map<std::string, Fn> &real_loaders() {
+  static auto *loaders = new std::map<std::string, Fn>;
+  return *loaders;
+}
+Fn real_loader(const char *name) {
+  std::lock_guard<std::mutex> guard(lock);
+  auto &loaders = real_loaders();
+  if (!loaders.count(name)) loaders[name] = real(name);
+  return loaders[name];
+}
+
+}  // namespace
+
+extern "C" {
+
+// For the forwarding trampolines (cassc/binary/nvidia_check.py generates them): NVIDIA's entry by name.
+void *cassc_check_real(const char *name) { return real(name); }
+
+CUresult cuModuleLoadData(void **module, const void *image) {
+  auto *next = reinterpret_cast<CUresult (*)(void **, const void *)>(real_loader("cuModuleLoadData"));
+  return next ? next(module, substitute(image)) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count, void *options, void **values) {
+  auto *next = reinterpret_cast<CUresult (*)(void **, const void *, unsigned, void *, void **)>(
+      real_loader("cuModuleLoadDataEx"));
+  return next ? next(module, substitute(image), count, options, values) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuModuleLoadFatBinary(void **module, const void *image) {
+  auto *next = reinterpret_cast<CUresult (*)(void **, const void *)>(real_loader("cuModuleLoadFatBinary"));
+  return next ? next(module, substitute(image)) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuLibraryLoadData(void **library, const void *code, void *jit_options, void **jit_values, unsigned jit_count,
+                           void *library_options, void **library_values, unsigned library_count) {
+  auto *next = reinterpret_cast<CUresult (*)(void **, const void *, void *, void **, unsigned, void *, void **,
+                                             unsigned)>(real_loader("cuLibraryLoadData"));
+  return next ? next(library, substitute(code), jit_options, jit_values, jit_count, library_options, library_values,
+                     library_count)
+              : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult cuGetExportTable(const void **table, const unsigned char *id) {
+  auto *next = reinterpret_cast<CUresult (*)(const void **, const unsigned char *)>(real("cuGetExportTable"));
+  if (!next) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult result = next(table, id);
+  char guid[33];
+  for (int i = 0; i < 16; ++i) std::snprintf(guid + 2 * i, 3, "%02x", id[i]);
+  log_line("export-table %s %d", guid, result);
+  if (result != 0 || std::memcmp(id, CUDART_INTERFACE, 16) != 0) return result;
+  // A copy of the table with the fatbin loaders wrapped; entry 0 is the table's size in bytes.
+  std::lock_guard<std::mutex> guard(lock);
+  static const void **copy = nullptr;
+  if (!copy) {
+    const void *const *original = static_cast<const void *const *>(*table);
+    size_t bytes = reinterpret_cast<size_t>(original[0]);
+    size_t count = bytes / sizeof(void *);
+    if (bytes % sizeof(void *) != 0 || count <= LOAD_FROM_CONTAINER_EXT || count > 64) {
+      log_line("export-table %s: unexpected size %zu, not wrapped", guid, bytes);
+      return result;
+    }
+    copy = new const void *[count];
+    std::memcpy(copy, original, bytes);
+    for (unsigned entry : {LOAD_FROM_WRAPPER, LOAD_FROM_WRAPPER_EXT, LOAD_FROM_CONTAINER_EXT})
+      interface_entries[entry] = const_cast<void *>(original[entry]);
+    copy[LOAD_FROM_WRAPPER] = reinterpret_cast<const void *>(module_from_wrapper);
+    copy[LOAD_FROM_WRAPPER_EXT] = reinterpret_cast<const void *>(module_from_wrapper_ext);
+    copy[LOAD_FROM_CONTAINER_EXT] = reinterpret_cast<const void *>(module_from_container_ext);
+  }
+  *table = copy;
+  return result;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **function, int version, unsigned long long flags,
+                             int *status);
+CUresult cuGetProcAddress(const char *symbol, void **function, int version, unsigned long long flags);
+
+}  // extern "C"
+
+namespace {
+
+// Our entry for a driver name the real driver resolved, where it is one of those wrapped.
+void *ours(const char *symbol, void *resolved) {
+  static const std::map<std::string, void *> wrapped = {
+      {"cuGetExportTable", reinterpret_cast<void *>(cuGetExportTable)},
+      {"cuModuleLoadData", reinterpret_cast<void *>(cuModuleLoadData)},
+      {"cuModuleLoadDataEx", reinterpret_cast<void *>(cuModuleLoadDataEx)},
+      {"cuModuleLoadFatBinary", reinterpret_cast<void *>(cuModuleLoadFatBinary)},
+      {"cuLibraryLoadData", reinterpret_cast<void *>(cuLibraryLoadData)}};
+  if (std::strcmp(symbol, "cuGetProcAddress") == 0)  // the driver's answer is its v1 or v2 entry, by version
+    return resolved == real("cuGetProcAddress") ? reinterpret_cast<void *>(cuGetProcAddress)
+                                                : reinterpret_cast<void *>(cuGetProcAddress_v2);
+  auto found = wrapped.find(symbol);
+  if (found == wrapped.end()) return resolved;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    real_loaders()[symbol] = resolved;  // the version the program asked for
+  }
+  return found->second;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **function, int version, unsigned long long flags,
+                             int *status) {
+  auto *next = reinterpret_cast<CUresult (*)(const char *, void **, int, unsigned long long, int *)>(
+      real("cuGetProcAddress_v2"));
+  if (!next) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult result = next(symbol, function, version, flags, status);
+  log_line("proc %s %d %d", symbol, version, result);
+  if (result == 0 && *function) *function = ours(symbol, *function);
+  return result;
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **function, int version, unsigned long long flags) {
+  auto *next = reinterpret_cast<CUresult (*)(const char *, void **, int, unsigned long long)>(
+      real("cuGetProcAddress"));
+  if (!next) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult result = next(symbol, function, version, flags);
+  log_line("proc %s %d %d", symbol, version, result);
+  if (result == 0 && *function) *function = ours(symbol, *function);
+  return result;
+}
+
+}  // extern "C"
