@@ -24,6 +24,7 @@ CHECK_DRIVER_SOURCE = Path("nvidia-check") / "libcuda_check.cpp"  # in resource_
 DRIVER_SONAME = "libcuda.so.1"
 # The driver entry points CUDA's header declares, after its version macros (cuCtxCreate -> cuCtxCreate_v2...):
 # the names NVIDIA's libcuda exports, each forwarded to it unless the check driver wraps it.
+TRACE_SLOTS = 256  # libcuda_check.cpp's
 _DECLARED = re.compile(r"^\s*(?:extern\s+)?CUresult\s+(cu\w+)\s*\(", re.MULTILINE)
 
 
@@ -96,6 +97,18 @@ def forwarding_source(names: list[str], wrapped: set[str]) -> str:
     filled from NVIDIA's libcuda when the library is loaded (a program that calls the driver API directly
     gets NVIDIA's function; a name the installed driver lacks returns CUDA_ERROR_NOT_FOUND)."""
     forwarded = [n for n in names if n not in wrapped]
+    # The trace trampolines (libcuda_check.cpp's CASSC_CHECK_TRACE): argument registers kept around the logging
+    # call, whose answer is the entry to jump to; the stack stays 16-byte aligned at the call.
+    saved = [f"%xmm{i}" for i in range(8)]
+    trampoline_declarations = ['extern "C" void *cassc_check_traced_call(int slot);'] + [
+        f'extern "C" void cassc_trace_{n}();\n'
+        f'asm(".pushsection .text\\n.type cassc_trace_{n},@function\\ncassc_trace_{n}:\\n'
+        'push %rdi\\npush %rsi\\npush %rdx\\npush %rcx\\npush %r8\\npush %r9\\nsub $136,%rsp\\n'
+        + "".join(f"movdqu {r},{16 * i}(%rsp)\\n" for i, r in enumerate(saved))
+        + f'mov ${n},%edi\\ncall cassc_check_traced_call\\n'
+        + "".join(f"movdqu {16 * i}(%rsp),{r}\\n" for i, r in enumerate(saved))
+        + 'add $136,%rsp\\npop %r9\\npop %r8\\npop %rcx\\npop %rdx\\npop %rsi\\npop %rdi\\njmp *%rax\\n'
+          '.popsection\\n");' for n in range(TRACE_SLOTS)]
     lines = ['#include <dlfcn.h>', 'extern "C" void *cassc_check_real(const char *name);',
              'static int not_found() { return 500; }',
              f'extern "C" {{ __attribute__((visibility("hidden"))) void *cassc_forward_slots[{len(forwarded)}]; }}',
@@ -105,10 +118,12 @@ def forwarding_source(names: list[str], wrapped: set[str]) -> str:
              f'  for (int i = 0; i < {len(forwarded)}; ++i) {{',
              '    void *found = cassc_check_real(names[i]);',
              '    cassc_forward_slots[i] = found ? found : reinterpret_cast<void *>(not_found);', '  }', '}']
+    lines += [f'extern "C" void *const cassc_trace_trampolines[{TRACE_SLOTS}] = {{',
+              *(f'  reinterpret_cast<void *>(cassc_trace_{n}),' for n in range(TRACE_SLOTS)), '};']
     for index, name in enumerate(forwarded):
         lines.append(f'asm(".pushsection .text\\n.globl {name}\\n.type {name},@function\\n{name}:\\n'
                      f'  jmp *cassc_forward_slots+{8 * index}(%rip)\\n.popsection\\n");')
-    return "\n".join(lines) + "\n"
+    return "\n".join(trampoline_declarations + lines) + "\n"
 
 
 WRAPPED = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuModuleLoadData", "cuModuleLoadDataEx",

@@ -136,8 +136,77 @@ Fn real_loader(const char *name) {
   return loaders[name];
 }
 
+// Tracing (CASSC_CHECK_TRACE, with CASSC_CHECK_LOG): which entries of the private export tables NVIDIA's
+// runtime calls, the first time each is called, for the design of a libcuda over HIP. Every entry that
+// points into executable code is replaced by a trampoline that logs "entry <guid> <index>" and jumps on; a
+// table whose entry 0 is its size in bytes is traced past it, one without (context-local storage) over its
+// first TRACED_UNSIZED entries (COPIED_UNSIZED copied: the
+// runtime may read past what is traced). Tracing replaces no container: it is a run of its own.
+constexpr int TRACE_SLOTS = 256, TRACED_UNSIZED = 4, COPIED_UNSIZED = 16;
+struct TracedEntry {
+  char guid[33];
+  int index;
+  void *target;
+  bool logged;
+};
+TracedEntry traced[TRACE_SLOTS];
+int traced_count = 0;
+
+// Whether `address` lies in an executable mapping (an entry may be data, which must not be traced).
+bool executable(const void *address) {
+  FILE *maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return false;
+  unsigned long start, end, at = reinterpret_cast<unsigned long>(address);
+  char permissions[5];
+  bool found = false;
+  char line[512];
+  while (!found && std::fgets(line, sizeof line, maps))
+    found = std::sscanf(line, "%lx-%lx %4s", &start, &end, permissions) == 3 && start <= at && at < end &&
+            permissions[2] == 'x';
+  std::fclose(maps);
+  return found;
+}
+
 }  // namespace
 
+extern "C" void *cassc_check_traced_call(int slot) {
+  TracedEntry &entry = traced[slot];
+  if (!entry.logged) {
+    entry.logged = true;
+    log_line("entry %s %d", entry.guid, entry.index);
+  }
+  return entry.target;
+}
+
+// One trampoline per slot (generated with the forwards, cassc/binary/nvidia_check.py): keeps the argument
+// registers, calls cassc_check_traced_call(slot), jumps to what it returns.
+extern "C" void *const cassc_trace_trampolines[];
+
+namespace {
+
+// The table at `original` with its code entries traced (a copy; entries that are not code stay as they are).
+const void *traced_table(const char *guid, const void *const *original) {
+  std::lock_guard<std::mutex> guard(lock);
+  size_t size = reinterpret_cast<size_t>(original[0]);
+  bool sized = size > 0 && size < 4096 && size % sizeof(void *) == 0;
+  size_t count = sized ? size / sizeof(void *) : TRACED_UNSIZED;
+  size_t copied = sized ? count : COPIED_UNSIZED;
+  auto **copy = new const void *[copied];
+  std::memcpy(copy, original, copied * sizeof(void *));
+  for (size_t i = sized ? 1 : 0; i < count && traced_count < TRACE_SLOTS; ++i) {
+    Dl_info where;
+    if (!original[i] || !dladdr(original[i], &where) || !where.dli_fname || !executable(original[i])) continue;
+    TracedEntry &entry = traced[traced_count];
+    std::memcpy(entry.guid, guid, 33);
+    entry.index = static_cast<int>(i);
+    entry.target = const_cast<void *>(original[i]);
+    copy[i] = cassc_trace_trampolines[traced_count++];
+  }
+  log_line("table %s %s %zu", guid, sized ? "sized" : "unsized", count);
+  return copy;
+}
+
+}  // namespace
 extern "C" {
 
 // For the forwarding trampolines (cassc/binary/nvidia_check.py generates them): NVIDIA's entry by name.
@@ -172,6 +241,10 @@ CUresult cuGetExportTable(const void **table, const unsigned char *id) {
   char guid[33];
   for (int i = 0; i < 16; ++i) std::snprintf(guid + 2 * i, 3, "%02x", id[i]);
   log_line("export-table %s %d", guid, result);
+  if (result == 0 && std::getenv("CASSC_CHECK_TRACE")) {
+    *table = traced_table(guid, static_cast<const void *const *>(*table));
+    return result;
+  }
   if (result != 0 || std::memcmp(id, CUDART_INTERFACE, 16) != 0) return result;
   // A copy of the table with the fatbin loaders wrapped; entry 0 is the table's size in bytes.
   std::lock_guard<std::mutex> guard(lock);
