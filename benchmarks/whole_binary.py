@@ -71,17 +71,19 @@ real = next((line.split("=>")[1].strip() for line in listing.splitlines()
              if line.strip().startswith("libcuda.so.1 ") and "x86-64" in line), "")
 print("NVIDIA's driver:", real, flush=True)
 start = time.monotonic()
-def run(job, checked):
+def run(job, checked, trace=False):
     left = args.deadline - (time.monotonic() - start)
     if left < 1:
         return {"rc": "not run", "stdout": "", "stderr": "deadline"}
     directory = os.path.join(pack, job["dir"])
     paths = [os.path.join(pack, "cudart"), directory]
     env = dict(os.environ)
-    log = os.path.join(out, "logs", job["id"].replace("/", "_") + ".log")
+    log = os.path.join(out, "logs", job["id"].replace("/", "_") + (".trace" if trace else ".log"))
     if checked:
         paths.insert(0, os.path.join(pack, "driver"))
         env.update(CASSC_REAL_LIBCUDA=real, CASSC_NVPTX_DIR=os.path.join(pack, "nvptx"), CASSC_CHECK_LOG=log)
+    if trace:
+        env["CASSC_CHECK_TRACE"] = "1"
     env["LD_LIBRARY_PATH"] = ":".join(paths + [env.get("LD_LIBRARY_PATH", "")])
     try:
         done = subprocess.run(["./" + job["binary"], *job["args"]], cwd=directory, env=env, capture_output=True,
@@ -99,6 +101,12 @@ with cf.ThreadPoolExecutor(args.jobs) as pool:
     for future in cf.as_completed(futures):
         job, checked = futures[future]
         results.setdefault(job, {})["checked" if checked else "original"] = future.result()
+        json.dump(results, open(os.path.join(out, "results.json"), "w"))
+# One traced run (export table entries called) of the first program of each form.
+for variant in ("static", "shared", "library"):
+    job = next((j for j in jobs if j["id"].endswith("/" + variant)), None)
+    if job:
+        results[job["id"]]["traced"] = run(job, True, trace=True)
         json.dump(results, open(os.path.join(out, "results.json"), "w"))
 print(sum(r.get("original", {}).get("stdout") == r.get("checked", {}).get("stdout") for r in results.values()),
       "of", len(results), f"identical outputs, {time.monotonic() - start:.0f} s")

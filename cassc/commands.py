@@ -223,7 +223,12 @@ def translate(path: str = typer.Argument(..., help="An executable or shared libr
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(context: typer.Context,
         path: str = typer.Argument(..., help="A program with device code nvcc built (-cudart shared), or linked to "
-                                             "such a library.")) -> None:
+                                             "such a library."),
+        check_on_nvidia: bool = typer.Option(False, "--check-on-nvidia",
+                                             help="Run it on NVIDIA's driver and GPU instead, with each fatbin "
+                                                  "replaced by the translation lowered to NVPTX: it prints what "
+                                                  "the original prints if the translation is right (static or "
+                                                  "shared CUDA runtime).")) -> None:
     """Run an nvcc-built program on the AMD GPU: its fatbins and those of the nvcc-built libraries it needs are
     translated (cached by content), and cassc's libcudart is put first on the library path."""
     from cassc.binary.extract import linked_binary_kind
@@ -232,6 +237,8 @@ def run(context: typer.Context,
     binaries = [b for b in with_nvcc_built_libraries(Path(path)) if linked_binary_kind(b)]
     if not binaries:
         raise InputError(f"{path}: neither it nor the shared libraries it needs carry device code nvcc built")
+    if check_on_nvidia:
+        _execute(path, context.args, _nvidia_check_environment(binaries))
     for binary in binaries:
         shared_runtime_needed(binary)
     results, directory = _translate_binaries(binaries, "", "")
@@ -240,9 +247,34 @@ def run(context: typer.Context,
     runtime = toolkit.ensure_toolkit(tools.find_toolchain()) / "lib64" / toolkit.SHARED_RUNTIME_DIR
     environment = dict(os.environ, CASSC_TRANSLATED_DIR=str(directory),
                        LD_LIBRARY_PATH=os.pathsep.join(filter(None, [str(runtime), os.environ.get("LD_LIBRARY_PATH")])))
+    _execute(path, context.args, environment)
+
+
+def _execute(path: str, arguments: list[str], environment: dict[str, str]) -> None:
     program = path if "/" in path else f"./{path}"
     sys.stdout.flush()
-    os.execve(program, [program, *context.args], environment)
+    os.execve(program, [program, *arguments], environment)
+
+
+def _nvidia_check_environment(binaries: list[Path]) -> dict[str, str]:
+    """`cassc run --check-on-nvidia`: the NVPTX replacements of every fatbin and the check driver (rebuilt each
+    time, in the cache's nvidia-check/), and the environment that puts them between the program and NVIDIA's
+    driver (binary/nvidia_check.py)."""
+    import tempfile
+
+    from cassc.binary.nvidia_check import build_check_driver, nvidia_driver, nvptx_containers
+
+    directory = locations.cache_dir() / "nvidia-check"
+    real = nvidia_driver(directory / "driver")
+    with tempfile.TemporaryDirectory(prefix="cassc-check-") as work:
+        checked = [c for binary in binaries for c in nvptx_containers(binary, directory / "nvptx", Path(work))]
+        driver = build_check_driver(directory / "driver", Path(work)).parent
+    for failure in (c.failure for c in checked if c.failure):
+        print(f"cassc run: {failure} (its original device code runs)", file=sys.stderr)
+    print(f"cassc run: {sum(not c.failure for c in checked)} of {len(checked)} fatbin(s) with kernels replaced by "
+          "their translation lowered to NVPTX", file=sys.stderr)
+    return dict(os.environ, CASSC_REAL_LIBCUDA=str(real), CASSC_NVPTX_DIR=str(directory / "nvptx"),
+                LD_LIBRARY_PATH=os.pathsep.join(filter(None, [str(driver), os.environ.get("LD_LIBRARY_PATH")])))
 
 
 @app.command()

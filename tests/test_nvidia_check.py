@@ -159,3 +159,25 @@ def test_nvptx_replacements_are_named_as_cassc_translate_names_the_containers(ca
 
     [entry] = [e for c in read_containers(replacement) for e in c.entries]
     assert (entry.kind, entry.arch) == ("elf", 90)
+
+
+@needs_nvcc
+def test_cassc_run_check_on_nvidia_puts_the_check_driver_between_a_static_runtime_program_and_the_driver(
+        cassc, tmp_path: Path) -> None:
+    """nvcc's default static cudart reaches the check driver, which reaches the driver the loader would find
+    (the stand-in here, first on LD_LIBRARY_PATH as NVIDIA's)."""
+    environment = build(tmp_path)
+    (tmp_path / "nvidia").mkdir()
+    (tmp_path / "nvidia_libcuda.so").rename(tmp_path / "nvidia" / "libcuda.so.1")
+    (tmp_path / "scale.cu").write_text(
+        "#include <cstdio>\n__global__ void scale(float *x, float f) { x[threadIdx.x] *= f; }\n"
+        "int main() { float *x; printf(\"%s\\n\", cudaGetErrorName(cudaMalloc(&x, 128))); }\n")
+    subprocess.run([str(NVCC), "-arch=sm_90", "scale.cu", "-o", "program"], cwd=tmp_path, check=True)
+    result = cassc("run", "--check-on-nvidia", "program", check=False,
+                   env={"LD_LIBRARY_PATH": str(tmp_path / "nvidia"), "CASSC_CHECK_LOG": environment["CASSC_CHECK_LOG"]})
+    assert "cassc run: 1 of 1 fatbin(s) with kernels replaced by their translation lowered to NVPTX" in result.stderr
+    log = (tmp_path / "check.log").read_text().splitlines()
+    assert any(line.startswith("proc ") for line in log), log  # the runtime asked the check driver
+    assert result.stdout.startswith("cuda"), result.stdout  # and reported what the stand-in answered
+    refused = cassc("run", "--check-on-nvidia", "program", check=False, env={"LD_LIBRARY_PATH": ""})
+    assert refused.returncode == 1 and "NVIDIA's driver (libcuda.so.1) is not installed here" in refused.stderr

@@ -11,13 +11,15 @@ shared` programs alike reach the driver through libcuda.so.1, so both are checke
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from cassc.binary.extract import find_cuda_tool, registered_fatbins
 from cassc.binary.translate import is_separate
-from cassc.errors import CasscError
+from cassc.errors import CasscError, InputError
 from cassc.locations import resource_dir
 
 CHECK_DRIVER_SOURCE = Path("nvidia-check") / "libcuda_check.cpp"  # in resource_dir("shims")
@@ -79,8 +81,25 @@ def nvptx_containers(path: Path, output_dir: Path, work_dir: Path, sm: int = 90)
             result.failure = f"{module.origin}: {str(error).splitlines()[0]}"
             continue
         result.written = output_dir / f"{fatbin.digest}.fatbin"
-        result.written.write_bytes(Path(f"{stem}.fatbin").read_bytes())
+        staging = output_dir / f".{fatbin.digest}.{os.getpid()}"  # another run may be reading the directory
+        staging.write_bytes(Path(f"{stem}.fatbin").read_bytes())
+        os.replace(staging, result.written)
     return results
+
+
+def nvidia_driver(own: Path) -> Path:
+    """NVIDIA's libcuda.so.1, where the dynamic loader would find it (LD_LIBRARY_PATH, then the system
+    directories), `own` (the check driver's directory) left out."""
+    from cassc.binary.linked import SYSTEM_LIBRARY_DIRS
+
+    directories = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + SYSTEM_LIBRARY_DIRS \
+        + ["/usr/lib/wsl/lib"]
+    for directory in directories:
+        candidate = Path(directory) / DRIVER_SONAME
+        if candidate.is_file() and candidate.resolve().parent != own.resolve():
+            return candidate
+    raise InputError(f"NVIDIA's driver ({DRIVER_SONAME}) is not installed here: --check-on-nvidia runs the "
+                     "program on an NVIDIA GPU")
 
 
 def forwarded_names(cuda_header: Path, work_dir: Path) -> list[str]:
@@ -139,6 +158,10 @@ def build_check_driver(output_dir: Path, work_dir: Path, cuda_header: Path = Pat
     forwards = work_dir / "forwards.cpp"
     forwards.write_text(forwarding_source(forwarded_names(cuda_header, work_dir), WRAPPED))
     library = output_dir / DRIVER_SONAME
+    built = work_dir / DRIVER_SONAME
     run(["g++", "-std=c++17", "-O2", "-shared", "-fPIC", f"-Wl,-soname,{DRIVER_SONAME}", "-Wl,--no-undefined",
-         str(resource_dir("shims") / CHECK_DRIVER_SOURCE), str(forwards), "-o", str(library), "-ldl"])
+         str(resource_dir("shims") / CHECK_DRIVER_SOURCE), str(forwards), "-o", str(built), "-ldl"])
+    staging = output_dir / f".{DRIVER_SONAME}.{os.getpid()}"  # a program may be loading the one there
+    shutil.copyfile(built, staging)
+    os.replace(staging, library)
     return library
