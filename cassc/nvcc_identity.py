@@ -138,6 +138,10 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("CASSC_DEBIAN_MIRROR", "the Debian mirror `cassc setup` fetches hipCUB/rocThrust headers from"),
     ("CASSC_TRANSLATED_DIR", "where `cassc run`'s runtime finds translations (default: the cache's translated/)"),
     ("CASSC_RUNTIME_VERBOSE", "set: the runtime of `cassc run` says which translation it registers"),
+    ("CASSC_REAL_LIBCUDA", "NVIDIA's libcuda.so.1, for the check driver of `cassc run --check-on-nvidia`"),
+    ("CASSC_NVPTX_DIR", "where the check driver finds each fatbin's NVPTX replacement (<digest>.fatbin)"),
+    ("CASSC_CHECK_LOG", "file: the check driver logs the fatbins it replaced and the driver entries asked for"),
+    ("CASSC_CHECK_TRACE", "set: the check driver also logs each private export table entry the runtime calls"),
 )
 
 
