@@ -251,8 +251,8 @@ def report(args: argparse.Namespace) -> None:
     names: set[str] = set()
     for job_id, record in records.items():
         program = f"{record['corpus']}: {record['program']}"
-        if record["note"]:
-            rows.append(f"| {program} | {record['variant']} | | | | {record['note']} |")
+        if record["note"] or not record["fatbins"]:
+            rows.append(f"| {program} | {record['variant']} | | | | {record['note'] or 'no kernels'} |")
             continue
         original, checked = runs.get(job_id, {}).get("original", {}), runs.get(job_id, {}).get("checked", {})
         log = checked.get("log", [])

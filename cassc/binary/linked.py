@@ -114,7 +114,8 @@ def shared_runtime_needed(path: Path) -> str:
     runtime = next((name for name in needed if name.startswith("libcudart.so.")), None)
     if runtime is None:
         raise InputError(f"{path} has NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which only "
-                         "NVIDIA's driver can serve: rebuild it with -cudart shared, or link its objects with cassc")
+                         "NVIDIA's driver can serve: rebuild it with -cudart shared, or link its objects with cassc (on an "
+                         "NVIDIA GPU, cassc run --check-on-nvidia runs it with its translation)")
     return runtime
 
 

@@ -14,6 +14,8 @@
 // Environment: CASSC_REAL_LIBCUDA (NVIDIA's libcuda.so.1, by path), CASSC_NVPTX_DIR (<digest>.fatbin files),
 // CASSC_CHECK_LOG (optional: a line per replaced or kept container, export table and driver name asked for).
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -140,9 +142,11 @@ Fn real_loader(const char *name) {
 // runtime calls, the first time each is called, for the design of a libcuda over HIP. Every entry that
 // points into executable code is replaced by a trampoline that logs "entry <guid> <index>" and jumps on; a
 // table whose entry 0 is its size in bytes is traced past it, one without (context-local storage) over its
-// first TRACED_UNSIZED entries (COPIED_UNSIZED copied: the
-// runtime may read past what is traced). Tracing replaces no container: it is a run of its own.
-constexpr int TRACE_SLOTS = 256, TRACED_UNSIZED = 4, COPIED_UNSIZED = 16;
+// first TRACED_UNSIZED entries. The integrity check's table is left alone (the runtime hashes its entry's
+// address). Tracing replaces no container: it is a run of its own.
+constexpr int TRACE_SLOTS = 256, TRACED_UNSIZED = 4;
+constexpr unsigned char INTEGRITY_CHECK[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
+                                               0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
 struct TracedEntry {
   char guid[33];
   int index;
@@ -152,19 +156,33 @@ struct TracedEntry {
 TracedEntry traced[TRACE_SLOTS];
 int traced_count = 0;
 
-// Whether `address` lies in an executable mapping (an entry may be data, which must not be traced).
-bool executable(const void *address) {
+// The permissions ("r-xp"...) of the mapping that holds `address`; empty when none does.
+std::string mapping_permissions(const void *address) {
   FILE *maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return false;
+  if (!maps) return "";
   unsigned long start, end, at = reinterpret_cast<unsigned long>(address);
-  char permissions[5];
+  char permissions[5] = "";
   bool found = false;
   char line[512];
   while (!found && std::fgets(line, sizeof line, maps))
-    found = std::sscanf(line, "%lx-%lx %4s", &start, &end, permissions) == 3 && start <= at && at < end &&
-            permissions[2] == 'x';
+    found = std::sscanf(line, "%lx-%lx %4s", &start, &end, permissions) == 3 && start <= at && at < end;
   std::fclose(maps);
-  return found;
+  return found ? permissions : "";
+}
+
+// `table[index] = value` where the driver keeps the table: NVIDIA's runtime hashes the tables' addresses into
+// the integrity check it asks the driver for, so a copy of a table fails it ("integrity checks failed").
+bool patch(const void **table, size_t index, const void *value) {
+  std::string permissions = mapping_permissions(&table[index]);
+  if (permissions.size() < 3) return false;
+  int protection = (permissions[0] == 'r' ? PROT_READ : 0) | (permissions[1] == 'w' ? PROT_WRITE : 0) |
+                   (permissions[2] == 'x' ? PROT_EXEC : 0);
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  void *start = reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(&table[index]) & ~(page - 1));
+  if (mprotect(start, page, protection | PROT_WRITE) != 0) return false;
+  table[index] = value;
+  mprotect(start, page, protection);
+  return true;
 }
 
 }  // namespace
@@ -184,26 +202,24 @@ extern "C" void *const cassc_trace_trampolines[];
 
 namespace {
 
-// The table at `original` with its code entries traced (a copy; entries that are not code stay as they are).
-const void *traced_table(const char *guid, const void *const *original) {
+// The code entries of `table` traced, once.
+void trace_table(const char *guid, const void **table) {
   std::lock_guard<std::mutex> guard(lock);
-  size_t size = reinterpret_cast<size_t>(original[0]);
+  static std::map<const void *, bool> seen;
+  if (seen[table]) return;
+  seen[table] = true;
+  size_t size = reinterpret_cast<size_t>(table[0]);
   bool sized = size > 0 && size < 4096 && size % sizeof(void *) == 0;
   size_t count = sized ? size / sizeof(void *) : TRACED_UNSIZED;
-  size_t copied = sized ? count : COPIED_UNSIZED;
-  auto **copy = new const void *[copied];
-  std::memcpy(copy, original, copied * sizeof(void *));
   for (size_t i = sized ? 1 : 0; i < count && traced_count < TRACE_SLOTS; ++i) {
-    Dl_info where;
-    if (!original[i] || !dladdr(original[i], &where) || !where.dli_fname || !executable(original[i])) continue;
+    if (!table[i] || mapping_permissions(table[i]).substr(2, 1) != "x") continue;
     TracedEntry &entry = traced[traced_count];
     std::memcpy(entry.guid, guid, 33);
     entry.index = static_cast<int>(i);
-    entry.target = const_cast<void *>(original[i]);
-    copy[i] = cassc_trace_trampolines[traced_count++];
+    entry.target = const_cast<void *>(table[i]);
+    if (patch(table, i, cassc_trace_trampolines[traced_count])) ++traced_count;
   }
   log_line("table %s %s %zu", guid, sized ? "sized" : "unsized", count);
-  return copy;
 }
 
 }  // namespace
@@ -241,31 +257,32 @@ CUresult cuGetExportTable(const void **table, const unsigned char *id) {
   char guid[33];
   for (int i = 0; i < 16; ++i) std::snprintf(guid + 2 * i, 3, "%02x", id[i]);
   log_line("export-table %s %d", guid, result);
-  if (result == 0 && std::getenv("CASSC_CHECK_TRACE")) {
-    *table = traced_table(guid, static_cast<const void *const *>(*table));
+  if (result != 0) return result;
+  auto **entries = const_cast<const void **>(static_cast<const void *const *>(*table));
+  if (std::getenv("CASSC_CHECK_TRACE")) {
+    if (std::memcmp(id, INTEGRITY_CHECK, 16) != 0) trace_table(guid, entries);
     return result;
   }
-  if (result != 0 || std::memcmp(id, CUDART_INTERFACE, 16) != 0) return result;
-  // A copy of the table with the fatbin loaders wrapped; entry 0 is the table's size in bytes.
+  if (std::memcmp(id, CUDART_INTERFACE, 16) != 0) return result;
+  // The fatbin loaders wrapped, once; entry 0 is the table's size in bytes.
   std::lock_guard<std::mutex> guard(lock);
-  static const void **copy = nullptr;
-  if (!copy) {
-    const void *const *original = static_cast<const void *const *>(*table);
-    size_t bytes = reinterpret_cast<size_t>(original[0]);
-    size_t count = bytes / sizeof(void *);
-    if (bytes % sizeof(void *) != 0 || count <= LOAD_FROM_CONTAINER_EXT || count > 64) {
-      log_line("export-table %s: unexpected size %zu, not wrapped", guid, bytes);
-      return result;
-    }
-    copy = new const void *[count];
-    std::memcpy(copy, original, bytes);
-    for (unsigned entry : {LOAD_FROM_WRAPPER, LOAD_FROM_WRAPPER_EXT, LOAD_FROM_CONTAINER_EXT})
-      interface_entries[entry] = const_cast<void *>(original[entry]);
-    copy[LOAD_FROM_WRAPPER] = reinterpret_cast<const void *>(module_from_wrapper);
-    copy[LOAD_FROM_WRAPPER_EXT] = reinterpret_cast<const void *>(module_from_wrapper_ext);
-    copy[LOAD_FROM_CONTAINER_EXT] = reinterpret_cast<const void *>(module_from_container_ext);
+  static bool wrapped = false;
+  size_t bytes = reinterpret_cast<size_t>(entries[0]);
+  if (!wrapped && (bytes % sizeof(void *) != 0 || bytes / sizeof(void *) <= LOAD_FROM_CONTAINER_EXT)) {
+    log_line("export-table %s: unexpected size %zu, not wrapped", guid, bytes);
+    wrapped = true;
   }
-  *table = copy;
+  if (!wrapped) {
+    wrapped = true;
+    const std::pair<unsigned, const void *> wrappers[] = {
+        {LOAD_FROM_WRAPPER, reinterpret_cast<const void *>(module_from_wrapper)},
+        {LOAD_FROM_WRAPPER_EXT, reinterpret_cast<const void *>(module_from_wrapper_ext)},
+        {LOAD_FROM_CONTAINER_EXT, reinterpret_cast<const void *>(module_from_container_ext)}};
+    for (auto [entry, wrapper] : wrappers) {
+      interface_entries[entry] = const_cast<void *>(entries[entry]);
+      if (!patch(entries, entry, wrapper)) log_line("export-table %s: entry %u not wrapped", guid, entry);
+    }
+  }
   return result;
 }
 
