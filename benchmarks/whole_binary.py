@@ -239,6 +239,7 @@ def prepare(args: argparse.Namespace) -> None:
 REPLACED = re.compile(r"^replaced ([0-9a-f]{64})$")
 EXPORT_TABLE = re.compile(r"^export-table ([0-9a-f]{32}) (-?\d+)$")
 PROC = re.compile(r"^proc (\S+) ")
+ENTRY = re.compile(r"^entry ([0-9a-f]{32}) (\d+)$")
 
 
 def report(args: argparse.Namespace) -> None:
@@ -249,6 +250,7 @@ def report(args: argparse.Namespace) -> None:
     compared = matched = 0
     tables: dict[str, set[str]] = {}
     names: set[str] = set()
+    called: dict[str, set[int]] = {}  # export table -> the entries a traced run called
     for job_id, record in records.items():
         program = f"{record['corpus']}: {record['program']}"
         if record["note"] or not record["fatbins"]:
@@ -262,17 +264,21 @@ def report(args: argparse.Namespace) -> None:
                 tables.setdefault(m.group(1), set()).add(record["variant"])
             elif m := PROC.match(line):
                 names.add(m.group(1))
-        if not original:
-            verdict = "not run"
-        elif original.get("rc") != 0:
-            verdict = f"original exits {original.get('rc')}: not compared"
+        for line in runs.get(job_id, {}).get("traced", {}).get("log", []):
+            if m := ENTRY.match(line):
+                called.setdefault(m.group(1), set()).add(int(m.group(2)))
+        if original.get("rc") not in range(256):
+            verdict = f"original did not finish ({original.get('rc', 'not run')}): not compared"
+        elif not replaced:
+            verdict = "no kernel launched (no container loaded): nothing checked"
         else:
             compared += 1
-            same = checked.get("rc") == 0 and same_output(original["stdout"], checked.get("stdout", ""))
-            complete = len(replaced) == record["lowered"] == record["fatbins"]
+            same = checked.get("rc") == original["rc"] and same_output(original["stdout"], checked.get("stdout", ""))
+            complete = record["lowered"] == record["fatbins"]
             matched += same and complete
             verdict = ("same output" if same else f"DIFFERENT (exit {checked.get('rc')})") + \
-                ("" if complete else " (not every container replaced)")
+                ("" if complete else " (a container kept its original code)") + \
+                (f" (both exit {original['rc']})" if original["rc"] else "")
         rows.append(f"| {program} | {record['variant']} | {record['lowered']} / {record['fatbins']} | "
                     f"{record['translated']} / {record['kernels']} | {len(replaced)} | {verdict} |")
     lines = [SECTION, "",
@@ -285,8 +291,12 @@ def report(args: argparse.Namespace) -> None:
              "inside) that a g++-built host program calls.", "",
              f"**{matched} of {compared}** binaries whose original finished print the original's output through "
              "the check driver, with every container replaced.", "", *rows, "",
-             "Private export tables NVIDIA's runtime asked the driver for (GUID bytes; which binaries): " +
-             ", ".join(f"`{g}` ({'/'.join(sorted(v))})" for g, v in sorted(tables.items())) + ".", "",
+             "Private export tables NVIDIA's runtime asked the driver for (GUID bytes; which binaries; the "
+             "entries a traced run, CASSC_CHECK_TRACE, saw called): " +
+             ", ".join(f"`{g}` ({'/'.join(sorted(v))}; called: {sorted(called.get(g, [])) or 'none'})"
+                       for g, v in sorted(tables.items())) + ". `d4082055...` is the integrity check, never traced "
+             "(the runtime hashes its entry's address); its entry 1 is called: a copied table, the check driver's "
+             "first form, failed it (`integrity checks failed`), so tables are patched in place.", "",
              f"Driver entry points it resolved through cuGetProcAddress: {len(names)} distinct names.", ""]
     section = "\n".join(lines)
     text = RESULTS.read_text()
