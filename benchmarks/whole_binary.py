@@ -282,8 +282,9 @@ def report(args: argparse.Namespace) -> None:
         rows.append(f"| {program} | {record['variant']} | {record['lowered']} / {record['fatbins']} | "
                     f"{record['translated']} / {record['kernels']} | {len(replaced)} | {verdict} |")
     lines = [SECTION, "",
-             f"{date.today()}: `benchmarks/whole_binary.py prepare` here (nvcc 13, sm_90), its `device.py` on "
-             f"{args.device}, then `report`. Each binary ran as nvcc built it and again through cassc's check "
+             f"{date.today()}: `benchmarks/whole_binary.py prepare --work W --pack P --hecbench "
+             "/work/corpora/hecbench --book /work/corpora/book` here (nvcc 13, sm_90), `python3 P/device.py P OUT "
+             f"--timeout 60 --jobs 4 --deadline 330` on {args.device}, then `report`. Each binary ran as nvcc built it and again through cassc's check "
              "libcuda.so.1 (`shims/nvidia-check`), which hands NVIDIA's driver the translator's NVPTX lowering in "
              "place of every fatbin container the program's CUDA runtime loads, found by the container's SHA-256 "
              "as `cassc translate` names it. `static`: nvcc's default (NVIDIA's runtime linked in); `shared`: "
