@@ -33,7 +33,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from datetime import date
 from pathlib import Path
@@ -284,7 +283,8 @@ def report(args: argparse.Namespace) -> None:
     lines = [SECTION, "",
              f"{date.today()}: `benchmarks/whole_binary.py prepare --work W --pack P --hecbench "
              "/work/corpora/hecbench --book /work/corpora/book` here (nvcc 13, sm_90), `python3 P/device.py P OUT "
-             f"--timeout 60 --jobs 4 --deadline 330` on {args.device}, then `report`. Each binary ran as nvcc built it and again through cassc's check "
+             f"--timeout 60 --jobs 4 --deadline 330` on {args.device}, then `report`. Each binary ran as nvcc "
+             "built it and again through cassc's check "
              "libcuda.so.1 (`shims/nvidia-check`), which hands NVIDIA's driver the translator's NVPTX lowering in "
              "place of every fatbin container the program's CUDA runtime loads, found by the container's SHA-256 "
              "as `cassc translate` names it. `static`: nvcc's default (NVIDIA's runtime linked in); `shared`: "
