@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cassc.binary.nvidia_check import build_check_driver, nvptx_containers
+from cassc.binary.nvidia_check import WRAPPED, build_check_driver, forwarded_names, nvptx_containers
 
 NVCC = Path("/usr/local/cuda/bin/nvcc")
 needs_nvcc = pytest.mark.skipif(not NVCC.exists(), reason="needs NVIDIA's nvcc")
@@ -125,6 +125,11 @@ def test_the_check_driver_hands_nvidias_driver_the_replacement_of_each_container
     assert f"export-table {CUDART_INTERFACE} 0" in log and f"export-table {OTHER_TABLE} 0" in log
     # Not traced: the other table is NVIDIA's own, untouched.
     assert "many: 197, data entry kept: 1" in done.stdout and not any(line.startswith("entry ") for line in log)
+    # Every entry point CUDA's header declares is the check driver's own or a forward to NVIDIA's.
+    exported = set(subprocess.run(["nm", "-D", "--defined-only", "--format=just-symbols", "driver/libcuda.so.1"],
+                                  cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split())
+    declared = set(forwarded_names(Path("/usr/local/cuda/include/cuda.h"), tmp_path))
+    assert len(declared) >= 400 and declared | WRAPPED <= exported
 
 
 @needs_nvcc
