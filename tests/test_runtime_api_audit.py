@@ -88,6 +88,28 @@ def test_occupancy_variable_smem_compiles_and_links_for_gfx1100(cassc, tmp_path:
     assert (tmp_path / "occupancy").exists()
 
 
+NO_OP_REQUESTS = """\
+#include <cuda_runtime.h>
+#include <cstdio>
+int main() {
+  cudaError_t reset = cudaCtxResetPersistingL2Cache();
+  cudaError_t trim = cudaDeviceGraphMemTrim(0);
+  std::printf("%d %d\\n", (int)reset, (int)trim);
+}
+"""
+
+
+def test_no_op_requests_succeed_as_the_binary_paths_runtime_answers_them(cassc, tmp_path: Path) -> None:
+    """cudaCtxResetPersistingL2Cache and, where HIP has no graph memory to trim (5.2), cudaDeviceGraphMemTrim
+    succeed without a GPU, as CUDA documents them where the feature is absent; HIP 6 trims through its twin."""
+    write(tmp_path / "noop.cu", NO_OP_REQUESTS)
+    cassc("noop.cu", "-o", "noop")
+    reset, trim = subprocess.run([str(tmp_path / "noop")], capture_output=True, text=True, check=True).stdout.split()
+    assert reset == "0"
+    if int(find_toolchain().hip_version.split(".")[0]) < 6:
+        assert trim == "0"
+
+
 def reference_block_size(limit: int, warp: int, threads_per_sm: int, blocks_at) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     """CUDA's loop in cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags, in Python."""
     best = (0, 0, 0)
