@@ -189,6 +189,9 @@ def test_keep_keeps_hipified_sources_device_ir_code_and_gfx_assembly(cassc, tmp_
     assert cuid and cuid.group(1) in {symbol.name for symbol in host.symbols(host.section(".symtab"))}
     cassc("--keep", "--keep-dir", "kept-rdc", "-rdc=true", "-Iinc", "-c", "k.cu")
     assert list((tmp_path / "kept-rdc").rglob("*-gfx1100.bc"))
+    # compiled and linked in one command, as nvcc keeps each source's PTX and cubin then too
+    cassc("--keep", "--keep-dir", "kept-link", "-Iinc", "k.cu", "-o", "app")
+    assert {p.suffix for p in (tmp_path / "kept-link").rglob("k-gfx1100.*")} == {".ll", ".hsaco", ".s"}
     # --keep always compiles (a cache hit would keep nothing), as nvcc does
     assert "cache hit" not in cassc("-v", "--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu").stderr
 
