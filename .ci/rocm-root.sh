@@ -8,9 +8,9 @@ set -euo pipefail
 ROOT=${1:-${CASSC_ROCM_ROOT:-/var/cache/cassc-ci/sid-rocm}}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the tests need: the HIP compiler and runtime headers, the device libraries, the math and
-# parallel-algorithm libraries cassc maps CUDA's onto, and Python/make/CMake to run cassc inside.
+# parallel-algorithm libraries cassc maps CUDA's onto (ROCm SMI: NVML's), and Python/make/CMake to run cassc inside.
 PACKAGES="hipcc libamdhip64-dev rocm-device-libs-21 libhipblas-dev libhipfft-dev libhipsolver-dev
-librocthrust-dev libhipcub-dev libhiprand-dev libhipsparse-dev libhipblaslt-dev
+librocthrust-dev libhipcub-dev libhiprand-dev libhipsparse-dev libhipblaslt-dev librocm-smi-dev
 libomp-21-dev python3 python3-venv python3-pip make cmake ninja-build g++ file git"
 STAMP="$ROOT/.cassc-root-complete"
 want=$(echo $PACKAGES)

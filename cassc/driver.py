@@ -63,9 +63,19 @@ class Context:
         intermediates = self.intermediates(index, source)
         target = (output if output is not None and is_plain_file_output(output)
                   else intermediates.with_name(intermediates.name + suffix))
-        return stages.compile_unit(unit, source.kind, flags, target, intermediates, self.runner, self.cache, mode,
-                                   use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
-                                   keep_intermediates=self.inv.keep, host_compiler=self.inv.host_compiler)
+        compiled = stages.compile_unit(unit, source.kind, flags, target, intermediates, self.runner, self.cache,
+                                       mode, use_hipcc=self.inv.use_hipcc, repairer=self.repairer,
+                                       keep_intermediates=self.inv.keep, host_compiler=self.inv.host_compiler)
+        if self.inv.keep and source.kind is InputKind.CUDA and mode is None:
+            if not self.inv.rdc:  # an -rdc object carries its device IR (device_code_stage keeps it)
+                for ir, command, env in stages.device_ir_commands(unit, flags, intermediates, self.toolchain,
+                                                                  self.inv.offload_archs, self.inv.use_hipcc):
+                    request = {"command": command, "env": env, "output": str(ir)}
+                    if self.runner.stage("device-ir", [json.dumps(request, sort_keys=True)]):
+                        device_ir_stage(request)
+            if self.runner.stage("device-code", [str(compiled.path), str(intermediates)]):
+                device_code_stage(compiled.path, intermediates, self.toolchain)
+        return compiled
 
 
 def execute(inv: Invocation) -> int:
@@ -109,11 +119,13 @@ def execute_stage(name: str, arguments: list[str]) -> int:
         depfile_stage(json.loads(arguments[0]), find_toolchain())
     elif name == "install" and len(arguments) == 2:
         install_stage(Path(arguments[0]), Path(arguments[1]))
+    elif name == "device-ir" and len(arguments) == 1:
+        device_ir_stage(json.loads(arguments[0]))
     elif name == "device-code" and len(arguments) == 2:
         device_code_stage(Path(arguments[0]), Path(arguments[1]), find_toolchain())
     else:
         raise UsageError(f"--cassc-stage={name}: not a stage, or not its arguments "
-                         "(hipify, depfile, install, device-code)")
+                         "(hipify, depfile, install, device-ir, device-code)")
     return 0
 
 
@@ -235,8 +247,6 @@ def compile_phase(ctx: Context) -> int:
         check_writable(output)
         compiled = ctx.compile_source(index, source, output=output)
         _install(ctx.runner, compiled.path, output)
-        if ctx.inv.keep and source.kind is InputKind.CUDA:
-            _keep_device_code(ctx, output, ctx.intermediates(index, source))
         if ctx.inv.depfile_with_compile:
             _write_depfile(ctx, source, compiled.clang_depfile, ctx.mirror_root(index), output,
                            nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
@@ -244,12 +254,13 @@ def compile_phase(ctx: Context) -> int:
     return 0
 
 
-def _keep_device_code(ctx: Context, built: Path, intermediates: Path) -> None:
-    """--keep's device code, as nvcc keeps its PTX and cubin: read back from the object (clang makes it in
-    one process), so the compile's command line stays one that compiler caches take (they refuse
-    -save-temps)."""
-    if ctx.runner.stage("device-code", [str(built), str(intermediates)]):
-        device_code_stage(built, intermediates, ctx.toolchain)
+def device_ir_stage(request: dict[str, Any]) -> None:
+    """--keep's device IR (`stages.device_ir_commands`). Its clang command runs inside this stage, where
+    nvcc's cicc line stands on its own: a clang line carrying nvcc's macros is one sccache, which replays
+    `--dryrun --keep` for every compile, would run and cache as the unit's compile; a stage line carries
+    none, and sccache leaves it out, as it leaves out the other --keep-only stages. Its warnings are the
+    compile's, printed once already."""
+    run(request["command"], env=request["env"])
 
 
 def device_code_stage(built: Path, intermediates: Path, toolchain: Toolchain) -> None:

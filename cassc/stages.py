@@ -378,8 +378,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     # compile of the preprocessed unit (`-x hip-cpp-output`, what sccache-dist's build server runs), which
     # would otherwise get none and the same `__hip_cuid_` in every object (-rdc device links fail on it).
     # Joined (`-Xclang=`): sccache refuses `-Xclang <flag>` for a flag it does not know.
-    cuid_value = _compile_key(unit, kind, flags + mode + chosen, runner.toolchain, cwd, spelling=False)[:16]
-    cuid = [f"-cuid={cuid_value}", f"-Xclang=-cuid={cuid_value}"] if kind is InputKind.CUDA else []
+    cuid = _cuid_flags(unit, kind, flags + mode + chosen, runner.toolchain, cwd)
     command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
@@ -428,6 +427,33 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         "source": str(unit.original_of(unit.main)),
     })
     return CompiledObject(output, dependencies, False, raw_depfile)
+
+
+def _cuid_flags(unit: HipifiedUnit, kind: InputKind, flags: list[str], toolchain: tools.Toolchain,
+                cwd: Path) -> list[str]:
+    if kind is not InputKind.CUDA:
+        return []
+    value = _compile_key(unit, kind, flags, toolchain, cwd, spelling=False)[:16]
+    return [f"-cuid={value}", f"-Xclang=-cuid={value}"]
+
+
+def device_ir_commands(unit: HipifiedUnit, flags: list[str], intermediates: Path, toolchain: tools.Toolchain,
+                       offload_archs: tuple[str, ...], use_hipcc: bool = False
+                       ) -> list[tuple[Path, list[str], dict[str, str]]]:
+    """--keep's device IR, as nvcc keeps its PTX: per GPU target, the device-only compile of the unit
+    whole-program `-c` makes, stopped at the optimized LLVM IR (`<intermediates>-<arch>.ll`), with the
+    object's CUID, so the IR is the one the object's code was generated from. Each is (output, command,
+    environment). A command per target: clang writes one -o per device-only compile."""
+    compiler, env = compiler_for(InputKind.CUDA, use_hipcc, toolchain)
+    chosen = [compiler] if compiler != str(toolchain.clang) else []
+    cuid = _cuid_flags(unit, InputKind.CUDA, flags + ["-c"] + chosen, toolchain, Path.cwd())
+    others = [f for f in flags if not f.startswith("--offload-arch=")]
+    commands = []
+    for arch in offload_archs:
+        output = _named(intermediates, f"-{arch}.ll")
+        commands.append((output, [compiler, *others, f"--offload-arch={arch}", *cuid, "--cuda-device-only",
+                                  "-emit-llvm", "-S", str(unit.main), "-o", str(output)], env))
+    return commands
 
 
 def _named(intermediates: Path, suffix: str) -> Path:
@@ -636,7 +662,7 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
             continue
         # The stand-in toolkit's lib<cuda>.so is that HIP library where it is installed, else the library
         # that holds its API (hipRTC in HIP 5.2's libamdhip64) or a link that stops with what is missing.
-        installed = hip_library_installed(toolchain, hip)
+        installed = toolchain.find_library(hip) is not None
         # The stand-in's own library where cassc adds to the HIP library's API (cuBLAS's legacy part).
         carries_legacy = (toolkit_lib64 / legacy_api_archive(library)).exists()
         stand_in = carries_legacy or not installed and (toolkit_lib64 / f"lib{library}.so").exists()
@@ -656,8 +682,6 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
     return flags
 
 
-def hip_library_installed(toolchain: tools.Toolchain, name: str) -> bool:
-    return any((toolchain.hip_lib_dir / f"lib{name}{suffix}").exists() for suffix in (".so", ".a"))
 
 
 def host_linker(inv: Invocation, toolchain: tools.Toolchain) -> str:

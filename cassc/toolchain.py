@@ -64,6 +64,16 @@ class Toolchain:
         """Where the ROCm libraries' headers live (hiprand/, hipsparse/, rocprim/...)."""
         return (*self.header_library_dirs, self.hip_include_dir.parent)
 
+    def find_library(self, name: str) -> Path | None:
+        """lib<name>.so (or .a) where a link with this toolchain finds `-l<name>`: HIP's library directory
+        (given to every link with -L), else the linker's own search path, where a distribution's packages
+        put libraries outside HIP's directory (Debian 12's ROCm SMI is /usr/lib/librocm_smi64.so)."""
+        for directory in (self.hip_lib_dir, *linker_search_dirs(self.clang)):
+            for suffix in (".so", ".a"):
+                if (directory / f"lib{name}{suffix}").exists():
+                    return directory / f"lib{name}{suffix}"
+        return None
+
     @property
     def openmp_runtime(self) -> Path | None:
         """The OpenMP runtime of this clang (libomp, beside its lib/): host code compiled with -fopenmp
@@ -173,6 +183,15 @@ def toolchain_at(root: Path) -> Toolchain | None:
     if llvm_bin is None:
         return None
     return _toolchain("distro", root, llvm_bin, hip_include, hip_lib, hip_version)
+
+
+@cache
+def linker_search_dirs(clang: Path) -> tuple[Path, ...]:
+    """The directories clang's link searches for `-l` libraries (`-print-search-dirs`)."""
+    listing = run([str(clang), "-print-search-dirs"]).stdout
+    line = next((entry for entry in listing.splitlines() if entry.startswith("libraries: =")), "libraries: =")
+    found = (Path(os.path.realpath(d)) for d in line.removeprefix("libraries: =").split(os.pathsep) if d)
+    return tuple(dict.fromkeys(d for d in found if d.is_dir()))
 
 
 def _toolchain(kind: str, root: Path, llvm_bin: Path, hip_include: Path, hip_lib: Path, hip_version: str,

@@ -248,8 +248,8 @@ def _write_cuda_libraries(lib64: Path, final_lib64: Path, work: Path, toolchain:
         if package == "empty":
             run([str(toolchain.archiver), "qc", str(lib64 / f"lib{cuda}.a")])
             continue
-        candidates = [toolchain.hip_lib_dir / f"lib{hip}.so" for hip in [renames.get(cuda), *older] if hip]
-        installed = next((path for path in candidates if path.exists()), None)
+        installed = next((path for hip in [renames.get(cuda), *older] if hip
+                          for path in [toolchain.find_library(hip)] if path and path.suffix == ".so"), None)
         if package != "none" and installed is not None and cuda in LEGACY_API_SHIMS:
             archive = legacy_api_archive(cuda)
             shim = work / f"{cuda}_legacy.o"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from cassc.formats.elf import ElfFile
 from cassc.formats.host_object import read_host_object
 from conftest import EXAMPLES, gpu_targets, write
 
@@ -170,7 +172,7 @@ def test_cache_entries_are_shareable(tmp_path: Path) -> None:
     assert sorted(p.name for p in entry_dir.parent.iterdir()) == ["ab" * 32]
 
 
-def test_keep_keeps_hipified_sources_device_code_and_gfx_assembly(cassc, tmp_path: Path) -> None:
+def test_keep_keeps_hipified_sources_device_ir_code_and_gfx_assembly(cassc, tmp_path: Path) -> None:
     project(tmp_path)
     cassc("--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu")
     kept = tmp_path / "kept"
@@ -179,8 +181,17 @@ def test_keep_keeps_hipified_sources_device_code_and_gfx_assembly(cassc, tmp_pat
     assert list(kept.rglob("*-gfx1100.hsaco"))
     assembly = next(kept.rglob("*-gfx1100.s")).read_text()
     assert "_Z1kPi" in assembly and "s_endpgm" in assembly
+    # the optimized device IR, as nvcc keeps its PTX: the object's own (its CUID, so its configuration)
+    ir = next(kept.rglob("*-gfx1100.ll")).read_text()
+    assert 'target triple = "amdgcn-amd-amdhsa"' in ir and re.search(r"define .*amdgpu_kernel void @_Z1kPi\(", ir)
+    cuid = re.search(r"@(__hip_cuid_[0-9a-f]+) =", ir)
+    host = ElfFile((tmp_path / "k.o").read_bytes())
+    assert cuid and cuid.group(1) in {symbol.name for symbol in host.symbols(host.section(".symtab"))}
     cassc("--keep", "--keep-dir", "kept-rdc", "-rdc=true", "-Iinc", "-c", "k.cu")
     assert list((tmp_path / "kept-rdc").rglob("*-gfx1100.bc"))
+    # compiled and linked in one command, as nvcc keeps each source's PTX and cubin then too
+    cassc("--keep", "--keep-dir", "kept-link", "-Iinc", "k.cu", "-o", "app")
+    assert {p.suffix for p in (tmp_path / "kept-link").rglob("k-gfx1100.*")} == {".ll", ".hsaco", ".s"}
     # --keep always compiles (a cache hit would keep nothing), as nvcc does
     assert "cache hit" not in cassc("-v", "--keep", "--keep-dir", "kept", "-Iinc", "-c", "k.cu").stderr
 
@@ -204,7 +215,17 @@ def test_dryrun_keep_lists_the_commands_a_keep_run_executes(cassc, cassc_env: di
     lines = [line.removeprefix("#$ ") for line in listings[0].splitlines() if line.startswith("#$ ")]
     commands = [shlex.split(line) for line in lines if not line.split("=", 1)[0].isidentifier()]
     stages = [c[1].removeprefix("--cassc-stage=") for c in commands if c[1].startswith("--cassc-stage=")]
-    assert stages == ["hipify", "device-code", "depfile"]
+    assert stages == ["hipify", "device-ir", "device-code", "depfile"]
+    # The device IR is listed as nvcc lists its PTX (cicc's `-o kept/k.ptx`): the line that writes it into
+    # the keep directory. Like the other --keep-only stages it carries none of nvcc's macros, the arguments
+    # sccache keeps a line by, so sccache's replay of these lines does not compile the unit twice.
+    device_ir = next(c for c in commands if c[1] == "--cassc-stage=device-ir")
+    request = json.loads(device_ir[2])
+    assert request["output"] == "kept/k.o.cassc/0/k-gfx1100.ll" and request["command"][-2:] == ["-o", request["output"]]
+    assert "--cuda-device-only" in request["command"] and "-emit-llvm" in request["command"]
+    sccache_markers = ("-D__CUDACC__", "-D__NVCC__", "-D__CUDA_ARCH__", "-D__CUDA_ARCH_LIST__")
+    assert not any(a.startswith(sccache_markers) for c in commands if c[1] != "--cassc-stage=hipify" and
+                   c[1].startswith("--cassc-stage=") for a in c)
     for command in commands:
         subprocess.run(command, cwd=replayed, env=env, check=True, capture_output=True)
     cassc(*arguments, cwd=ran, env=env)

@@ -3,6 +3,7 @@ cuda_compat.h, the cassc/*.h library headers, and the one-line message for a mis
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -331,26 +332,38 @@ int main() {
     assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "6 1 1.5\n"
 
 
-def test_hadd_on_halves_stays_half_addition_beside_the_integer_halving_add(cassc, tmp_path: Path) -> None:
-    """CUDA's integer __hadd and the half/bf16 __hadd share a name; cassc renames the integer one, by name."""
+def test_hadd_is_the_integer_halving_add_for_integers_only(cassc, tmp_path: Path) -> None:
+    """CUDA's integer __hadd and the half/bf16 __hadd share a name; compat.tsv renames the calls, and the
+    rename is type-aware: the halving add for integer arguments, the argument type's own __hadd for any
+    other (halves, bf16, and a user's own type, which a by-name rename to the integer adapter broke)."""
     write(tmp_path / "main.cu", """\
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cstdio>
 #include <type_traits>
+struct fixed { int raw; };
+__host__ __device__ fixed __hadd(fixed a, fixed b) { return fixed{a.raw + b.raw}; }
 __global__ void k(__half* h, __nv_bfloat16* b, int* i) {
   h[0] = __hadd(h[0], h[1]);
   b[0] = __hadd(b[0], b[1]);
   i[0] = __hadd(i[0], i[1]);
 }
+__global__ void integers(int* out, unsigned u, short s) {
+  out[0] = __hadd(2147483647, 2147483647);  // no overflow: CUDA's halving add
+  out[1] = __hadd(u, s);                     // mixed integer arguments, as int __hadd(int, int) takes them
+  out[2] = __hadd(fixed{3}, fixed{4}).raw;
+}
 static_assert(std::is_same<decltype(__hadd(__half(), __half())), __half>::value, "half __hadd is half addition");
 static_assert(std::is_same<decltype(__hadd(__nv_bfloat16(), __nv_bfloat16())), __nv_bfloat16>::value, "bf16 too");
 int main() {
-  printf("%g\\n", __half2float(__hadd(__float2half(1.5f), __float2half(2.25f))));
+  printf("%g %d\\n", __half2float(__hadd(__float2half(1.5f), __float2half(2.25f))), __hadd(fixed{1}, fixed{2}).raw);
 }
 """)
-    cassc("main.cu", "-o", "app")
-    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "3.75\n"
+    cassc("main.cu", "-o", "app", "--keep", "--keep-dir", "kept")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "3.75 3\n"
+    ir = next((tmp_path / "kept").rglob("*-gfx1100.ll")).read_text()
+    stores = re.search(r"define [^\n]*@_Z8integersPijs\(.*?\n}", ir, re.DOTALL)
+    assert stores and "store i32 2147483647" in stores.group(0) and "store i32 7" in stores.group(0), stores
 
 
 def test_cuda_version_macros_and_quiet_unused_results(cassc, tmp_path: Path) -> None:

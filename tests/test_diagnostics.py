@@ -32,6 +32,9 @@ def test_warnings_once_and_ptxas_blocks_replayed_on_a_cache_hit(cassc, tmp_path:
     assert re.search(r"^ptxas info    : Compiling entry function '_Z5stagePf' for 'gfx1100'$", first, re.MULTILINE)
     second = cassc("-c", "k.cu", "-Xptxas", "-v", "-Xcompiler", "-Wall", "-o", "again.o").stderr
     assert second == first
+    # that was a cache hit (it printed the cached compile's diagnostics, as -v says)
+    assert "cassc: cache hit for k.cu" in cassc("-v", "-c", "k.cu", "-Xptxas", "-v", "-Xcompiler", "-Wall",
+                                                "-o", "third.o").stderr
 
 
 def test_resource_usage_is_the_same_report() -> None:

@@ -27,6 +27,14 @@ def test_host_flags_sharing_nvccs_m_prefix_are_forwarded(flag: str) -> None:
         parse_invocation([flag, "a.cu"], env={})
 
 
+def test_march_native_reaches_the_host_compile(cassc, tmp_path: Path) -> None:
+    """A popular benchmark's default build: the host pass compiles for this CPU, the device pass is untouched."""
+    write(tmp_path / "k.cu", "__global__ void k(float *p) { p[threadIdx.x] *= 2.f; }\nint main() { return 0; }\n")
+    result = cassc("-v", FORWARD, "-march=native", "-mtune=native", "-c", "k.cu")
+    assert re.search(r"^#\$ \S*clang\+\+ .* -Xarch_host -march=native -Xarch_host -mtune=native ", result.stderr,
+                     re.MULTILINE), result.stderr
+
+
 @pytest.mark.parametrize("words", [["-m64"], ["--machine", "64"], ["-machine=64"]])
 def test_machine_64_is_nvccs_own(words: list[str]) -> None:
     inv = parse_invocation([FORWARD, *words, "a.cu"], env={})

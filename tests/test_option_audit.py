@@ -115,6 +115,8 @@ def clang_command(cassc, tmp_path: Path, *options: str, source: str = "a.cu", ph
     # nvcc: -D/-I/-isystem take comma lists; clang one value each
     (["-DA=1,B=2"], ["-DA=1", "-DB=2"], ["-DA=1,B=2"]),
     (["-Iinc1,inc2"], ["-Iinc1", "-Iinc2"], []),
+    (["-UA,B"], ["-UA", "-UB"], ["-UA,B"]),
+    (["-isystem", "s1,s2"], ["-isystem s1", "-isystem s2"], ["s1,s2"]),
     # nvcc: --entries; clang/ld: the entry point
     (["-e", "k"], [], [" -e "]),
     # nvcc: -time FILE writes a timing table; clang: -time prints its own timing
@@ -144,6 +146,24 @@ def test_options_whose_meaning_differs_from_clangs(cassc, tmp_path: Path, option
         assert flag not in command, (flag, command)
 
 
+def test_include_takes_a_comma_list(cassc, tmp_path: Path) -> None:
+    """nvcc: -include a.h,b.h pre-includes both (each from the mirror); clang's -include takes one file."""
+    write(tmp_path / "a.h", "#define A 1\n")
+    write(tmp_path / "b.h", "#define B 2\n")
+    command = clang_command(cassc, tmp_path, "-include", "a.h,b.h")
+    assert re.search(r" -include \S*/a\.h -include \S*/b\.h ", command) and "a.h,b.h" not in command, command
+
+
+def test_save_temps_is_keep(cassc, tmp_path: Path) -> None:
+    """nvcc: -save-temps = --keep, which keeps its files in the keep directory and names them on the listing;
+    clang's -save-temps (kept by clang, in the working directory) never reaches clang, where compiler
+    caches refuse it."""
+    command = clang_command(cassc, tmp_path, "-save-temps")
+    assert "-save-temps" not in command
+    cassc("-save-temps", "-c", "a.cu")
+    assert list(tmp_path.glob("a.cu.cassc/0/mirror/**/a.cu")) and list(tmp_path.glob("a.cu.cassc/0/a-gfx1100.ll"))
+
+
 def test_dc_is_a_relocatable_compile(cassc, tmp_path: Path) -> None:
     """nvcc: -dc = -c -rdc=true; clang has no -dc."""
     command = clang_command(cassc, tmp_path, phase="-dc")
@@ -158,8 +178,9 @@ def test_xlinker_takes_a_comma_list(cassc, tmp_path: Path) -> None:
     assert "-Xlinker --as-needed -Xlinker -z -Xlinker now" in link or "-Wl,--as-needed,-z,now" in link, link
 
 
-def test_l_takes_a_comma_list() -> None:
+def test_l_and_capital_l_take_comma_lists() -> None:
     assert parse_invocation(["-lm,dl", "a.cu"], env={}).libraries == ("m", "dl")
+    assert parse_invocation(["-Lone,two", "a.cu"], env={}).library_dirs == ("one", "two")
 
 
 def test_m64_and_machine() -> None:

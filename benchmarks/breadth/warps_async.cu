@@ -16,9 +16,12 @@ __global__ void reductions(const int *in, unsigned *out) {
   unsigned long long wide = (unsigned long long)(v & 1) << 33;
   m ^= __match_any_sync(~0u, wide) + __match_all_sync(~0u, (long long)(t / 64), &all) + all;
   out[t + 32] = m;
-  unsigned leader, is_leader;
-  asm volatile("{\n .reg .pred p;\n elect.sync %0|p, 0xfffffff0;\n selp.u32 %1, 1, 0, p;\n}"
-               : "=r"(leader), "=r"(is_leader));
+  // elect.sync over a partial member mask: only the lanes it names may execute it (the others' result
+  // would be undefined), so lanes 0-3 stay out and report no leader.
+  unsigned leader = 0, is_leader = 0;
+  if ((t & 31) >= 4)
+    asm volatile("{\n .reg .pred p;\n elect.sync %0|p, 0xfffffff0;\n selp.u32 %1, 1, 0, p;\n}"
+                 : "=r"(leader), "=r"(is_leader));
   out[t + 64] = leader * 2 + is_leader;
 }
 __global__ void async_copies(const float4 *in, float *out, int n) {

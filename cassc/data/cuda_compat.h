@@ -350,4 +350,17 @@ static inline hipError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min
   return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func,
                                                                  blockSizeToDynamicSMemSize, blockSizeLimit, 0u);
 }
+/* Requests CUDA documents as no-ops where the feature is absent succeed, as the binary path's runtime
+ * answers them (shims/runtime/cudart-api.tsv's `success` rows). AMD GPUs have no persisting L2 lines to
+ * reset (HIP reports hipDeviceAttributePersistingL2CacheMaxSize 0 there). Graph memory: HIP 6 trims it;
+ * HIP 5.2 has no graph memory nodes, so there is none to trim. */
+static inline hipError_t cudaCtxResetPersistingL2Cache(void) { return hipSuccess; }
+static inline hipError_t cudaDeviceGraphMemTrim(int device) {
+#if HIP_VERSION_MAJOR >= 6
+  return hipDeviceGraphMemTrim(device);
+#else
+  (void)device;
+  return hipSuccess;
+#endif
+}
 #endif /* __cplusplus */

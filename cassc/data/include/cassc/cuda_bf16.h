@@ -226,8 +226,6 @@ __CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool towa
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rz(float a) { return __cassc_float2bfloat16_directed(a, false, true); }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_rd(float a) { return __cassc_float2bfloat16_directed(a, false, false); }
 __CASSC_BF16_FN __nv_bfloat16 __float2bfloat16_ru(float a) { return __cassc_float2bfloat16_directed(a, true, false); }
-/* __hadd on bf16 under compat.tsv's name for CUDA's integer __hadd (see cuda_fp16.h) */
-__CASSC_BF16_FN __nv_bfloat16 __cassc_hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 /* compat.tsv's name for CUDA's __double2bfloat16 (HIP 6.4's rounds to float first, then to bf16). */
 __CASSC_BF16_FN __nv_bfloat16 __cassc_double2bfloat16(double a) { return __float2bfloat16_rn(__cassc_double_to_odd_float(a)); }
 

@@ -133,8 +133,9 @@ static __device__ inline __half htanh(__half a) { return __float2half(tanhf(__ha
 static __device__ inline __half htanh_approx(__half a) { return htanh(a); }
 static __device__ inline __half2 h2tanh(__half2 a) { return __halves2half2(htanh(__low2half(a)), htanh(__high2half(a))); }
 static __device__ inline __half2 h2tanh_approx(__half2 a) { return h2tanh(a); }
-/* compat.tsv renames CUDA's integer __hadd (the halving add of math_functions.h) to __cassc_hadd, and the
- * rename is by name: __hadd on halves arrives there too, and must stay the half addition. */
+/* compat.tsv's __cassc_hadd is a __hadd call's own type's __hadd wherever the arguments are not integers,
+ * found by argument-dependent lookup (device_arithmetic.h); HIP declares __half's functions in an unnamed
+ * namespace, which that lookup does not search, so __half names its own here. */
 static __host__ __device__ inline __half __cassc_hadd(__half a, __half b) { return __hadd(a, b); }
 #undef __CASSC_FP16_HOST
 #endif /* __HIP__ */

@@ -5,6 +5,7 @@
  * per-instruction rounding mode and its SIMD instructions are not PTX's video instructions.
  */
 #pragma once
+#include <type_traits>
 
 #define __CASSC_ARITH __device__ static inline
 
@@ -415,8 +416,22 @@ __CASSC_ARITH unsigned int __cassc_sad(int x, int y, unsigned int z) {
   return (x > y ? static_cast<unsigned int>(x) - static_cast<unsigned int>(y)
                 : static_cast<unsigned int>(y) - static_cast<unsigned int>(x)) + z;
 }
-/* Halving adds without the sum's overflow: (x + y) >> 1, rounded up for the r forms. */
-__CASSC_ARITH int __cassc_hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+/* Halving adds without the sum's overflow: (x + y) >> 1, rounded up for the r forms. CUDA's integer __hadd
+ * shares its name with cuda_fp16.h's and cuda_bf16.h's half additions, and compat.tsv renames every __hadd
+ * call, so the rename is type-aware here: the halving add for arithmetic arguments (converted to int, as
+ * C++ picks CUDA's int __hadd(int, int) for them over the half one), and for any other type that type's
+ * own __hadd, found by argument-dependent lookup where the call is (bf16, a user's type; __half, whose
+ * functions HIP hides from that lookup, names its own in cassc/cuda_fp16.h). */
+template <typename T>
+constexpr bool __cassc_integer_argument = std::is_arithmetic<T>::value || std::is_enum<T>::value;
+template <typename T, typename U,
+          typename std::enable_if<__cassc_integer_argument<T> && __cassc_integer_argument<U>, int>::type = 0>
+__CASSC_ARITH int __cassc_hadd(T x, U y) {
+  return static_cast<int>((static_cast<long long>(static_cast<int>(x)) + static_cast<int>(y)) >> 1);
+}
+template <typename T, typename U,
+          typename std::enable_if<!(__cassc_integer_argument<T> && __cassc_integer_argument<U>), int>::type = 0>
+static __host__ __device__ inline auto __cassc_hadd(T x, U y) -> decltype(__hadd(x, y)) { return __hadd(x, y); }
 __CASSC_ARITH int __cassc_rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
 __CASSC_ARITH unsigned int __cassc_uhadd(unsigned int x, unsigned int y) {
   return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1);
