@@ -16,6 +16,7 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 
+from cassc.binary import images
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported,
                                attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
@@ -32,6 +33,10 @@ SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
+# `d, [handle, {coordinates}], rest` or `[handle, {coordinates}], rest` (the operands of tex, suld, sust, txq...).
+_IMAGE_OPERANDS = re.compile(r"\s*(?:(\{[^}]*\}|[^,\[{]+?)\s*,)?\s*\[\s*([^,\]]+?)\s*(?:,\s*\{([^}]*)\})?\s*\]\s*(?:,(.*))?",
+                             re.DOTALL)
+_TOP_LEVEL = re.compile(r"\{[^}]*\}|[^,{}\s][^,{}]*")  # a rest's operands: a `{..}` vector or one operand
 _OPERAND_TYPE = re.compile(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)")  # the modifiers that are types
 
 
@@ -1354,18 +1359,109 @@ class FunctionLifter(Emitter):
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
                         "NVIDIA's; gfx1100's WMMA distributes matrices differently) is not translated")
 
-    def texture(self, instruction: Instruction) -> None:
-        kind = "surface" if instruction.opcode.startswith("su") else "texture"
-        raise self.fail(f"the {kind} instruction '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
-                        "translated (texture and surface objects are not supported yet)")
+    # texture and surface objects (binary/images.py)
+    def image_operands(self, instruction: Instruction) -> tuple[list[str], str, list[str], list[list[str]]]:
+        """`d, [handle, {c0, c1..}], extra..` (tex, tld4, suld, txq, suq) or `[handle, {c..}], {v..}` (sust):
+        (the destinations, the handle, the coordinates, each operand after the brackets)."""
+        match = _IMAGE_OPERANDS.fullmatch(",".join(instruction.operands))
+        if match is None or "|" in (match.group(1) or ""):
+            raise self.fail("texture/surface operands of this shape (predicate results) are not translated")
+        destinations = self.vector(match.group(1)) if match.group(1) else []
+        coordinates = [c.strip() for c in match.group(3).split(",")] if match.group(3) else []
+        after = [self.vector(group) for group in _TOP_LEVEL.findall(match.group(4) or "")]
+        return destinations, match.group(2).strip(), coordinates, after
 
-    op_tex = texture
-    op_tld4 = texture
-    op_txq = texture
-    op_suld = texture
-    op_sust = texture
-    op_sured = texture
-    op_suq = texture
+    def image_coordinates(self, geometry_name: str, operands: list[str], coordinate_type: str) -> images.Coordinates:
+        geometry = images.GEOMETRIES.get(geometry_name)
+        if geometry is None or len(operands) != geometry.operands:
+            raise self.fail(f"texture/surface geometry '{geometry_name}' with {len(operands)} coordinates")
+        layer = self.read(operands[0], "s32") if geometry.layered else None
+        first = 1 if geometry.layered else 0
+        values = tuple(self.read(o, coordinate_type) for o in operands[first:first + geometry.dimensions])
+        return images.Coordinates(values, layer)
+
+    def op_tex(self, instruction: Instruction) -> None:
+        """tex{.level,.grad}.geometry.v4.dtype.ctype d, [texture object, {coordinates}]{, lod | , dPdx, dPdy};
+        tld4.{r,g,b,a}.2d.v4.dtype.f32 d, [texture object, {coordinates}]."""
+        modifiers = instruction.modifiers
+        geometry_name = next((m for m in modifiers if m in images.GEOMETRIES), None)
+        result_type, coordinate_type = (self.types(instruction) + ["", ""])[:2]
+        if geometry_name is None or "v4" not in modifiers or result_type not in ("f32", "s32", "u32") \
+                or coordinate_type not in ("f32", "s32"):
+            raise self.fail(f"the texture instruction '{'.'.join((instruction.opcode, *modifiers))}' (a form other "
+                            "than four f32/s32/u32 channels at f32/s32 coordinates) is not translated")
+        destinations, handle, coordinates, after = self.image_operands(instruction)
+        gather = modifiers[0] if instruction.opcode == "tld4" else None
+        lod = gradients = None
+        dimensions = images.GEOMETRIES[geometry_name].dimensions
+        if "level" in modifiers and len(after) == 1:
+            lod = self.read(after[0][0], "f32")
+        elif "grad" in modifiers and len(after) == 2:
+            gradients = ([self.read(o, "f32") for o in after[0][:dimensions]],
+                         [self.read(o, "f32") for o in after[1][:dimensions]])
+        elif after or (geometry_name in ("cube", "acube") and coordinate_type == "s32") or (
+                gather is not None and geometry_name != "2d"):
+            raise self.fail(f"the texture instruction '{'.'.join((instruction.opcode, *modifiers))}' (offsets, depth "
+                            "compare, integer cube coordinates) is not translated")
+        channels = images.texture(self, geometry_name, self.read(handle, "b64"),
+                                  self.image_coordinates(geometry_name, coordinates, coordinate_type),
+                                  coordinate_type, result_type, lod, gradients, gather)
+        for register, channel in zip(destinations, channels):
+            self.write(register, channel, result_type)
+
+    op_tld4 = op_tex
+
+    def surface_access(self, instruction: Instruction) -> tuple[str, int, int, str]:
+        """(geometry, element bits, elements, boundary mode) of suld.b/sust.b."""
+        modifiers = instruction.modifiers
+        geometry_name = next((m for m in modifiers if m in images.GEOMETRIES and m not in ("cube", "acube")), None)
+        element = self.types(instruction)
+        count = 4 if "v4" in modifiers else 2 if "v2" in modifiers else 1
+        if "b" not in modifiers or geometry_name is None or not element or element[-1][0] != "b":
+            raise self.fail(f"the surface instruction '{'.'.join((instruction.opcode, *modifiers))}' (formatted "
+                            "accesses) is not translated")
+        bits = width(element[-1])
+        if bits * count > 128:
+            raise self.fail(f"the surface access '{'.'.join((instruction.opcode, *modifiers))}' (more than 128 bits)")
+        boundary = next((m for m in modifiers if m in ("trap", "clamp", "zero")), "trap")
+        return geometry_name, bits, count, boundary
+
+    def op_suld(self, instruction: Instruction) -> None:
+        """suld.b.geometry{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surface object, {x in bytes, y, z}]."""
+        geometry_name, bits, count, boundary = self.surface_access(instruction)
+        destinations, handle, coordinates, _ = self.image_operands(instruction)
+        values = images.surface_load(self, geometry_name, self.read(handle, "b64"),
+                                     self.image_coordinates(geometry_name, coordinates, "s32"), bits, count, boundary)
+        for register, value in zip(destinations, values):
+            self.write(register, value, f"b{bits}")
+
+    def op_sust(self, instruction: Instruction) -> None:
+        """sust.b.geometry{.v2,.v4}.bN{.trap,.clamp,.zero} [surface object, {x in bytes, y, z}], {values}."""
+        geometry_name, bits, count, boundary = self.surface_access(instruction)
+        _, handle, coordinates, after = self.image_operands(instruction)
+        if len(after) != 1 or len(after[0]) != count:
+            raise self.fail("sust without its values")
+        images.surface_store(self, geometry_name, self.read(handle, "b64"),
+                             self.image_coordinates(geometry_name, coordinates, "s32"), bits,
+                             [self.read(v, f"b{bits}") for v in after[0]], boundary)
+
+    def op_txq(self, instruction: Instruction) -> None:
+        """txq.attribute.b32 / suq.attribute.b32 d, [object]: the object's extents."""
+        destinations, handle, _, _ = self.image_operands(instruction)
+        attribute = next((m for m in instruction.modifiers if m not in ("b32", "level")), "")
+        value = None if "level" in instruction.modifiers else \
+            images.query(self, instruction.opcode == "suq", attribute, self.read(handle, "b64"))
+        if value is None:
+            kind = "surface" if instruction.opcode == "suq" else "texture"
+            raise self.fail(f"the {kind} query '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
+                            "translated (the image descriptor does not hold CUDA's formats, sampler state or "
+                            "per-level extents)")
+        self.write(destinations[0], value, "b32")
+
+    op_suq = op_txq
+
+    def op_sured(self, instruction: Instruction) -> None:
+        raise self.fail("the surface reduction 'sured' is not translated")
 
     op_mma = tensor_core
     op_wmma = tensor_core
