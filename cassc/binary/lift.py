@@ -16,7 +16,7 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 
-from cassc.binary import images
+from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported,
                                attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
@@ -1355,9 +1355,53 @@ class FunctionLifter(Emitter):
         elif kind not in ("inval", "expect_tx", "complete_tx"):
             raise self.fail(f"mbarrier.{kind}")
 
+    def op_wmma(self, instruction: Instruction) -> None:
+        """wmma.load.{a,b,c} / wmma.mma / wmma.store.d of m16n16k16 fragments with f16 or bf16 inputs and f32 or
+        f16 accumulators (binary/matrices.py: the fragments' distribution is gfx1100 WMMA's on AMDGPU)."""
+        modifiers = instruction.modifiers
+        types = self.types(instruction)
+        operation = modifiers[0]
+        if matrices.SHAPE not in modifiers or not types or any(t not in ("f16", "bf16", "f32") for t in types):
+            raise self.fail(f"the tensor-core instruction '{'.'.join((instruction.opcode, *modifiers))}' (shapes other "
+                            "than m16n16k16 and element types other than f16/bf16 with f32/f16 accumulators have no "
+                            "gfx1100 WMMA) is not translated")
+        layouts = [m for m in modifiers if m in ("row", "col")]
+        space = self.space_of(instruction)
+        operands = instruction.operands
+        if operation == "load":
+            fragment, element = modifiers[1], types[-1]
+            if (fragment, element) not in matrices.FRAGMENT_REGISTERS or (fragment == "c" and element == "bf16"):
+                raise self.fail(f"wmma.load of a .{fragment} fragment of .{element}")
+            pointer, number = self.address(operands[1], space)
+            stride = self.read(operands[2], "u32") if len(operands) > 2 else "16"
+            values = matrices.load(self, fragment, layouts[0], element, pointer, number, stride)
+            for register, value in zip(self.vector(operands[0]), values):
+                self.write(register, value, element if element == "f32" else "b32")
+        elif operation == "store":
+            element = types[-1]
+            pointer, number = self.address(operands[0], space)
+            stride = self.read(operands[2], "u32") if len(operands) > 2 else "16"
+            registers = [self.read(r, element if element == "f32" else "b32") for r in self.vector(operands[1])]
+            matrices.store(self, layouts[0], element, pointer, number, stride, registers)
+        elif operation == "mma":
+            if "bf16" in types:
+                element, d_type, c_type = "bf16", types[0], types[-1]
+            else:
+                element, d_type, c_type = "f16", types[0], types[1]
+            def registers(operand: str, kind: str) -> list[str]:
+                return [self.read(r, kind if kind == "f32" else "b32") for r in self.vector(operand)]
+            d = matrices.multiply_accumulate(self, (layouts[0], layouts[1]), element, d_type, c_type,
+                                             registers(operands[1], element), registers(operands[2], element),
+                                             registers(operands[3], c_type), "satfinite" in modifiers)
+            for register, value in zip(self.vector(operands[0]), d):
+                self.write(register, value, d_type if d_type == "f32" else "b32")
+        else:
+            raise self.fail(f"wmma.{operation}")
+
     def tensor_core(self, instruction: Instruction) -> None:
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
-                        "NVIDIA's; gfx1100's WMMA distributes matrices differently) is not translated")
+                        "NVIDIA's; of the tensor-core forms only wmma's m16n16k16 f16/bf16 fragments, whose layout "
+                        "is unspecified, are translated, onto gfx1100's WMMA) is not translated")
 
     # texture and surface objects (binary/images.py)
     def image_operands(self, instruction: Instruction) -> tuple[list[str], str, list[str], list[list[str]]]:
@@ -1464,7 +1508,6 @@ class FunctionLifter(Emitter):
         raise self.fail("the surface reduction 'sured' is not translated")
 
     op_mma = tensor_core
-    op_wmma = tensor_core
     op_ldmatrix = tensor_core
     op_stmatrix = tensor_core
     op_wgmma = tensor_core

@@ -1,0 +1,176 @@
+"""Warp matrix operations in the emission core: `wmma.load`, `wmma.mma`, `wmma.store` (CUDA's `nvcuda::wmma`) on
+gfx1100's WMMA, NVVM's intrinsics of the same instructions on NVPTX.
+
+A wmma fragment's distribution over a warp's registers is unspecified in CUDA (the PTX ISA: "the mapping of
+matrix elements to threads is unspecified"); only `wmma.load`, `wmma.mma` and `wmma.store` (and element-wise
+code, which is the same whatever the mapping) may rely on it. So on AMDGPU a fragment holds what gfx1100's
+`v_wmma_f32_16x16x16_{f16,bf16}` reads and writes, for lane l, r = l % 16, h = l / 16 (AMD's RDNA3 WMMA layout,
+wave32):
+
+  matrix_a  row r of A: f16, 8 registers = all 16 k (both half-waves hold the row, as WMMA reads it);
+            bf16, 4 registers = k in [8h, 8h + 8) (the instruction then takes the other half from lane l ^ 16);
+  matrix_b  column r of B, likewise;
+  accumulator  element j (of 8) = C[2j + h][r]: 8 f32 registers, or 4 registers of two f16 each.
+
+`wmma.mma` with f16 accumulators accumulates in f32 and rounds once to f16 (NVIDIA leaves the accumulation's
+internal precision to the implementation). Shapes other than m16n16k16, and element types gfx1100's WMMA lacks
+(tf32, f64, integer and sub-byte), are refused by name by the front end.
+"""
+
+from __future__ import annotations
+
+from cassc.binary.emit import Emitter
+
+SHAPE = "m16n16k16"
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+FRAGMENT_REGISTERS = {("a", "f16"): 8, ("b", "f16"): 8, ("a", "bf16"): 4, ("b", "bf16"): 4, ("c", "f32"): 8,
+                      ("c", "f16"): 4, ("d", "f32"): 8, ("d", "f16"): 4}
+
+
+def register_type(fragment: str, element: str) -> str:
+    """The LLVM type of one of a fragment's registers (f32 accumulators are floats, the rest packed pairs)."""
+    return "float" if element == "f32" else "i32"
+
+
+def _lanes(e: Emitter) -> tuple[str, str]:
+    lane = e.lane_id()
+    return e.value(f"and i32 {lane}, 15"), e.value(f"lshr i32 {lane}, 4")
+
+
+def _coordinates(e: Emitter, fragment: str, element: str, index: int, r: str, h: str) -> tuple[str, str]:
+    """(row, column) in its matrix of a fragment's element `index` (of 16 or 8) in this lane."""
+    if fragment in ("a", "b"):
+        k = str(index) if element == "f16" else e.value(f"add i32 {e.value(f'shl i32 {h}, 3')}, {index}")
+        return (r, k) if fragment == "a" else (k, r)
+    return e.value(f"add i32 {2 * index}, {h}"), r
+
+
+def _element_pointer(e: Emitter, pointer: str, space: int, element: str, layout: str, stride: str, row: str,
+                     column: str) -> str:
+    major, minor = (row, column) if layout == "row" else (column, row)
+    offset = e.value(f"add i32 {e.value(f'mul i32 {major}, {stride}')}, {minor}")
+    wide = e.value(f"sext i32 {offset} to i64")
+    llvm = "half" if element == "f16" else "bfloat" if element == "bf16" else "float"
+    return e.value(f"getelementptr inbounds {llvm}, {e.ptr(space)} {pointer}, i64 {wide}")
+
+
+def _nvvm_types(fragment: str, element: str) -> tuple[str, int]:
+    count = FRAGMENT_REGISTERS[(fragment, element)]
+    return ("float" if element == "f32" else "<2 x half>" if element == "f16" else "i32"), count
+
+
+def load(e: Emitter, fragment: str, layout: str, element: str, pointer: str, space: int, stride: str) -> list[str]:
+    """wmma.load.{a,b,c}: the fragment's registers (`register_type`) from memory at `pointer` (`stride`
+    elements between rows, or columns with the col layout)."""
+    if e.target.name == "nvptx":
+        llvm, count = _nvvm_types(fragment, element)
+        name = f"llvm.nvvm.wmma.{SHAPE}.load.{fragment}.{layout}.stride.{element}.p{space}"
+        result = "{" + ", ".join([llvm] * count) + "}"
+        e.declare(name, f"declare {result} @{name}({e.ptr(space)}, i32)")
+        loaded = e.value(f"call {result} @{name}({e.ptr(space)} {pointer}, i32 {stride})")
+        values = [e.value(f"extractvalue {result} {loaded}, {i}") for i in range(count)]
+        return [e.value(f"bitcast <2 x half> {v} to i32") for v in values] if llvm == "<2 x half>" else values
+    r, h = _lanes(e)
+    count = FRAGMENT_REGISTERS[(fragment, element)]
+    elements = count if element == "f32" else 2 * count
+    values = []
+    for index in range(elements):
+        row, column = _coordinates(e, fragment, element, index, r, h)
+        address = _element_pointer(e, pointer, space, element, layout, stride, row, column)
+        llvm = "float" if element == "f32" else "i16"
+        values.append(e.value(f"load {llvm}, {e.ptr(space)} {address}, align {ELEMENT_BYTES[element]}"))
+    return values if element == "f32" else [_pack(e, values[2 * i], values[2 * i + 1]) for i in range(count)]
+
+
+def store(e: Emitter, layout: str, element: str, pointer: str, space: int, stride: str, registers: list[str]) -> None:
+    """wmma.store.d: an accumulator fragment's registers into memory."""
+    if e.target.name == "nvptx":
+        llvm, count = _nvvm_types("d", element)
+        name = f"llvm.nvvm.wmma.{SHAPE}.store.d.{layout}.stride.{element}.p{space}"
+        e.declare(name, f"declare void @{name}({e.ptr(space)}, {', '.join([llvm] * count)}, i32)")
+        values = registers if llvm == "float" else [e.value(f"bitcast i32 {v} to <2 x half>") for v in registers]
+        e.emit(f"call void @{name}({e.ptr(space)} {pointer}, {', '.join(f'{llvm} {v}' for v in values)}, "
+               f"i32 {stride})")
+        return
+    r, h = _lanes(e)
+    values = registers if element == "f32" else [half for value in registers for half in _unpack(e, value)]
+    for index, value in enumerate(values):
+        row, column = _coordinates(e, "d", element, index, r, h)
+        address = _element_pointer(e, pointer, space, element, layout, stride, row, column)
+        llvm = "float" if element == "f32" else "i16"
+        e.emit(f"store {llvm} {value}, {e.ptr(space)} {address}, align {ELEMENT_BYTES[element]}")
+
+
+def _pack(e: Emitter, low: str, high: str) -> str:
+    wide_low, wide_high = e.value(f"zext i16 {low} to i32"), e.value(f"zext i16 {high} to i32")
+    return e.value(f"or i32 {wide_low}, {e.value(f'shl i32 {wide_high}, 16')}")
+
+
+def _unpack(e: Emitter, value: str) -> list[str]:
+    return [e.value(f"trunc i32 {value} to i16"), e.value(f"trunc i32 {e.value(f'lshr i32 {value}, 16')} to i16")]
+
+
+def _vector(e: Emitter, element: str, values: list[str]) -> str:
+    vector = "poison"
+    for index, value in enumerate(values):
+        vector = e.value(f"insertelement <{len(values)} x {element}> {vector}, {element} {value}, i32 {index}")
+    return vector
+
+
+def _operand(e: Emitter, element: str, registers: list[str], h: str) -> str:
+    """An A or B fragment as WMMA's <16 x i16> operand: f16 registers hold the whole row or column; bf16 ones
+    half of it, the other half in lane l ^ 16."""
+    halves = [half for value in registers for half in _unpack(e, value)]
+    if element == "bf16":
+        e.declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
+        partner = e.value(f"shl i32 {e.value(f'xor i32 {e.lane_id()}, 16')}, 2")
+        theirs = [half for value in registers for half in _unpack(
+            e, e.value(f"call i32 @llvm.amdgcn.ds.bpermute(i32 {partner}, i32 {value})"))]
+        low = e.value(f"icmp eq i32 {h}, 0")
+        halves = [e.value(f"select i1 {low}, i16 {mine}, i16 {other}") for mine, other in zip(halves, theirs)] + \
+                 [e.value(f"select i1 {low}, i16 {other}, i16 {mine}") for mine, other in zip(halves, theirs)]
+    return _vector(e, "i16", halves)
+
+
+def multiply_accumulate(e: Emitter, layouts: tuple[str, str], element: str, d_type: str, c_type: str,
+                        a: list[str], b: list[str], c: list[str], satfinite: bool = False) -> list[str]:
+    """wmma.mma: D = A x B + C for the m16n16k16 fragments (`element` f16 or bf16 inputs; accumulators of
+    `c_type`, result of `d_type`, each f32 or f16)."""
+    if e.target.name == "nvptx":
+        a_llvm, a_count = _nvvm_types("a", element)
+        c_llvm, c_count = _nvvm_types("c", c_type)
+        d_llvm, d_count = _nvvm_types("d", d_type)
+        types = "bf16" if element == "bf16" else f"{d_type}.{c_type}"
+        name = f"llvm.nvvm.wmma.{SHAPE}.mma.{layouts[0]}.{layouts[1]}.{types}{'.satfinite' if satfinite else ''}"
+        result = "{" + ", ".join([d_llvm] * d_count) + "}"
+        e.declare(name, f"declare {result} @{name}({', '.join([a_llvm] * (2 * a_count) + [c_llvm] * c_count)})")
+
+        def cast(values: list[str], llvm: str) -> list[str]:
+            return values if llvm != "<2 x half>" else [e.value(f"bitcast i32 {v} to <2 x half>") for v in values]
+        arguments = [f"{a_llvm} {v}" for v in cast(a, a_llvm) + cast(b, a_llvm)] + \
+                    [f"{c_llvm} {v}" for v in cast(c, c_llvm)]
+        done = e.value(f"call {result} @{name}({', '.join(arguments)})")
+        values = [e.value(f"extractvalue {result} {done}, {i}") for i in range(d_count)]
+        return [e.value(f"bitcast <2 x half> {v} to i32") for v in values] if d_llvm == "<2 x half>" else values
+    if satfinite:
+        raise e.fail("wmma.mma's .satfinite is not translated")
+    _, h = _lanes(e)
+    a_vector, b_vector = _operand(e, element, a, h), _operand(e, element, b, h)
+    if c_type == "f32":
+        accumulators = c
+    else:
+        accumulators = [e.value(f"fpext half {e.value(f'bitcast i16 {half} to half')} to float")
+                        for value in c for half in _unpack(e, value)]
+    kind = "f16" if element == "f16" else "bf16"
+    operand = "<16 x half>" if kind == "f16" else "<16 x i16>"
+    if kind == "f16":
+        a_vector, b_vector = (e.value(f"bitcast <16 x i16> {v} to <16 x half>") for v in (a_vector, b_vector))
+    name = f"llvm.amdgcn.wmma.f32.16x16x16.{kind}"
+    e.declare(name, f"declare <8 x float> @{name}({operand}, {operand}, <8 x float>)")
+    product = e.value(f"call <8 x float> @{name}({operand} {a_vector}, {operand} {b_vector}, "
+                      f"<8 x float> {_vector(e, 'float', accumulators)})")
+    results = [e.value(f"extractelement <8 x float> {product}, i32 {i}") for i in range(8)]
+    if d_type == "f32":
+        return results
+    halves = [e.value(f"bitcast half {e.value(f'fptrunc float {v} to half')} to i16") for v in results]
+    return [_pack(e, halves[2 * i], halves[2 * i + 1]) for i in range(4)]
