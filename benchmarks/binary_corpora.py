@@ -150,8 +150,8 @@ def stand_in(arguments: list[str]) -> int:
             link.append(str(obj))
         else:
             link.append(argument)
-    cassc = os.environ.get("CASSC_CORPORA_CASSC", "cassc")
-    done = subprocess.run([cassc, *link], capture_output=True, text=True, errors="replace")
+    done = subprocess.run([sys.executable, "-c", "import sys; from cassc.cli import main; sys.exit(main())", *link],
+                          capture_output=True, text=True, errors="replace")
     sys.stderr.write(done.stderr)
     entry: dict[str, object] = {"output": str(Path(output).resolve()), "linked": done.returncode == 0
                                 and Path(output).is_file(), "error": done.stderr.strip()[-1500:]}
@@ -192,8 +192,7 @@ def environment(work: Path, round_trip: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
     env.update(PATH=f"{home / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
                CUDA_PATH=str(home), CUDA_HOME=str(home), CASSC_CACHE_DIR=str(work / "cassc-cache"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
-               CASSC_CORPORA_CASSC=str(Path(sys.executable).with_name("cassc")))
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     if round_trip:
         env["CASSC_CORPORA_ROUND_TRIP"] = "1"
     return env

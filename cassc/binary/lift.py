@@ -1398,10 +1398,42 @@ class FunctionLifter(Emitter):
         else:
             raise self.fail(f"wmma.{operation}")
 
+    def op_mma(self, instruction: Instruction) -> None:
+        """mma.sync.aligned.{m16n8k16,m16n8k8}.row.col with f16/bf16 inputs and f32 (or, for f16, f16)
+        accumulators: NVIDIA's fragments exchanged into and out of gfx1100's WMMA (binary/matrices.py)."""
+        modifiers = instruction.modifiers
+        types = self.types(instruction)
+        shape = next((m for m in modifiers if m in matrices.MMA_SHAPES), None)
+        if shape is None or "row" not in modifiers or "col" not in modifiers or len(types) != 4 or \
+                types[1] not in ("f16", "bf16") or types[1] != types[2] or types[0] not in ("f32", "f16") or \
+                types[3] not in ("f32", "f16") or (types[1] == "bf16" and "f16" in (types[0], types[3])) or \
+                any(m in modifiers for m in ("satfinite", "sp")):
+            self.tensor_core(instruction)
+        d_type, element, _, c_type = types
+        operands = instruction.operands
+        a = [self.read(r, "b32") for r in self.vector(operands[1])]
+        b = [self.read(r, "b32") for r in self.vector(operands[2])]
+        c = [self.read(r, c_type if c_type == "f32" else "b32") for r in self.vector(operands[3])]
+        d = matrices.mma_sync(self, shape, element, d_type, c_type, a, b, c)
+        for register, value in zip(self.vector(operands[0]), d):
+            self.write(register, value, d_type if d_type == "f32" else "b32")
+
+    def op_ldmatrix(self, instruction: Instruction) -> None:
+        """ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 d, [row address]."""
+        modifiers = instruction.modifiers
+        count = next((int(m[1:]) for m in modifiers if m in ("x1", "x2", "x4")), 0)
+        if "m8n8" not in modifiers or "b16" not in modifiers or not count:
+            self.tensor_core(instruction)
+        space = "shared" if any(m.startswith("shared") for m in modifiers) else "generic"
+        pointer, number = self.address(instruction.operands[1], space)
+        registers = matrices.ldmatrix(self, count, "trans" in modifiers, pointer, number)
+        for register, value in zip(self.vector(instruction.operands[0]), registers):
+            self.write(register, value, "b32")
+
     def tensor_core(self, instruction: Instruction) -> None:
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
-                        "NVIDIA's; of the tensor-core forms only wmma's m16n16k16 f16/bf16 fragments, whose layout "
-                        "is unspecified, are translated, onto gfx1100's WMMA) is not translated")
+                        "NVIDIA's; the forms gfx1100's WMMA has are translated: wmma m16n16k16 and mma.sync m16n8k16/m16n8k8 "
+                        "with f16/bf16 inputs, ldmatrix m8n8.b16) is not translated")
 
     # texture and surface objects (binary/images.py)
     def image_operands(self, instruction: Instruction) -> tuple[list[str], str, list[str], list[list[str]]]:
@@ -1507,8 +1539,6 @@ class FunctionLifter(Emitter):
     def op_sured(self, instruction: Instruction) -> None:
         raise self.fail("the surface reduction 'sured' is not translated")
 
-    op_mma = tensor_core
-    op_ldmatrix = tensor_core
     op_stmatrix = tensor_core
     op_wgmma = tensor_core
 

@@ -174,3 +174,170 @@ def multiply_accumulate(e: Emitter, layouts: tuple[str, str], element: str, d_ty
         return results
     halves = [e.value(f"bitcast half {e.value(f'fptrunc float {v} to half')} to i16") for v in results]
     return [_pack(e, halves[2 * i], halves[2 * i + 1]) for i in range(4)]
+
+
+# -- mma.sync and ldmatrix: NVIDIA's per-thread fragment layouts, exchanged between lanes around WMMA ----------
+# The PTX ISA's layouts for mma.m16n8k16 / m16n8k8 with 16-bit inputs (g = lane / 4, t = lane % 4):
+#   A (16 x K, row): register i holds rows g (i even) / g + 8 (i odd), columns 2t, 2t + 1 (+ 8 for i >= 2);
+#   B (K x 8, col): register i holds rows 2t, 2t + 1 (+ 8 for i = 1), column g;
+#   C/D (16 x 8 f32): c0, c1 = row g, columns 2t, 2t + 1; c2, c3 = row g + 8 (f16: packed pairs, c0c1 and c2c3).
+# gfx1100's WMMA (16 x 16 x 16) reads A's row and B's column l % 16 in lane l and writes D's element j of lane l at
+# row 2j + l / 16, column l % 16; each operand is gathered from the lanes holding it (ds_bpermute), the absent
+# columns (n >= 8) and depth (k >= 8 in m16n8k8) are zeros.
+MMA_SHAPES = {"m16n8k16": 16, "m16n8k8": 8}  # -> K
+
+
+def _from_lane(e: Emitter, value: str, lane: str) -> str:
+    """`value` (i32) as lane `lane` holds it."""
+    e.declare("llvm.amdgcn.ds.bpermute", "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)")
+    return e.value(f"call i32 @llvm.amdgcn.ds.bpermute(i32 {e.value(f'shl i32 {lane}, 2')}, i32 {value})")
+
+
+def _select(e: Emitter, condition: str, yes: str, no: str, llvm: str = "i32") -> str:
+    return e.value(f"select i1 {condition}, {llvm} {yes}, {llvm} {no}")
+
+
+def _widen(e: Emitter, bits: str) -> str:
+    """An f16's bits (i16) as an f32 value."""
+    return e.value(f"fpext half {e.value(f'bitcast i16 {bits} to half')} to float")
+
+
+def _narrow(e: Emitter, value: str) -> str:
+    """An f32 value rounded to f16, its bits (i16)."""
+    return e.value(f"bitcast half {e.value(f'fptrunc float {value} to half')} to i16")
+
+
+def mma_sync(e: Emitter, shape: str, element: str, d_type: str, c_type: str, a: list[str], b: list[str],
+             c: list[str]) -> list[str]:
+    """mma.sync.aligned.{shape}.row.col with f16/bf16 inputs and f32/f16 accumulators: D's registers."""
+    depth = MMA_SHAPES[shape]
+    if e.target.name == "nvptx":
+        half_inputs = element == "f16"
+        a_llvm = "<2 x half>" if half_inputs else "i32"
+        c_llvm = "float" if c_type == "f32" else "<2 x half>"
+        d_llvm = "float" if d_type == "f32" else "<2 x half>"
+        types = f"{d_type}.{c_type}" if half_inputs else "bf16"
+        name = f"llvm.nvvm.mma.{shape}.row.col.{types}"
+        d_count = 4 if d_type == "f32" else 2
+        result = "{" + ", ".join([d_llvm] * d_count) + "}"
+        e.declare(name, f"declare {result} @{name}({', '.join([a_llvm] * (len(a) + len(b)) + [c_llvm] * len(c))})")
+
+        def cast(values: list[str], llvm: str) -> list[str]:
+            return values if llvm != "<2 x half>" else [e.value(f"bitcast i32 {v} to <2 x half>") for v in values]
+        arguments = [f"{a_llvm} {v}" for v in cast(a + b, a_llvm)] + [f"{c_llvm} {v}" for v in cast(c, c_llvm)]
+        done = e.value(f"call {result} @{name}({', '.join(arguments)})")
+        values = [e.value(f"extractvalue {result} {done}, {i}") for i in range(d_count)]
+        return values if d_llvm == "float" else [e.value(f"bitcast <2 x half> {v} to i32") for v in values]
+    lane = e.lane_id()
+    r, h = e.value(f"and i32 {lane}, 15"), e.value(f"lshr i32 {lane}, 4")
+    low_rows = e.value(f"icmp ult i32 {r}, 8")  # this lane's A row is g's (not g + 8's); its B/C column exists
+    r8 = e.value(f"and i32 {r}, 7")
+    # A: the pair of k = 2p, 2p + 1 of row r comes from lane 4 (r % 8) + p % 4, register (r >= 8) + 2 (p >= 4).
+    a_pairs = []
+    for p in range(8):
+        if 2 * p >= depth:
+            a_pairs.append("0")
+            continue
+        source = e.value(f"add i32 {e.value(f'shl i32 {r8}, 2')}, {p % 4}")
+        base = 2 if p >= 4 else 0
+        a_pairs.append(_select(e, low_rows, _from_lane(e, a[base], source), _from_lane(e, a[base + 1], source)))
+    # B: the pair of k = 2p, 2p + 1 of column r (< 8) comes from lane 4r + p % 4, register p / 4.
+    b_pairs = []
+    for p in range(8):
+        if 2 * p >= depth:
+            b_pairs.append("0")
+            continue
+        source = e.value(f"add i32 {e.value(f'shl i32 {r8}, 2')}, {p % 4}")
+        b_pairs.append(_select(e, low_rows, _from_lane(e, b[p // 4], source), "0"))
+    # C: element j of lane l is row 2j + h, column r (< 8): lane 4 ((2j + h) % 8) + r / 2, register
+    # 2 (j >= 4) + r % 2.
+    if c_type == "f32":
+        accumulators = [e.value(f"bitcast float {v} to i32") for v in c]
+    else:  # c0c1, c2c3: each half as an f32, the accumulation's type
+        accumulators = [e.value(f"bitcast float {_widen(e, h16)} to i32") for value in c for h16 in _unpack(e, value)]
+    odd = e.value(f"icmp ne i32 {e.value(f'and i32 {r}, 1')}, 0")
+    c_elements = []
+    for j in range(8):
+        row8 = e.value(f"and i32 {e.value(f'add i32 {2 * j}, {h}')}, 7")
+        source = e.value(f"add i32 {e.value(f'shl i32 {row8}, 2')}, {e.value(f'lshr i32 {r8}, 1')}")
+        base = 2 if j >= 4 else 0
+        value = _select(e, odd, _from_lane(e, accumulators[base + 1], source), _from_lane(e, accumulators[base], source))
+        c_elements.append(e.value(f"bitcast i32 {_select(e, low_rows, value, '0')} to float"))
+    kind = "f16" if element == "f16" else "bf16"
+    operand = "<16 x half>" if kind == "f16" else "<16 x i16>"
+
+    def operand_vector(pairs: list[str]) -> str:
+        vector = e.value(f"bitcast <8 x i32> {_vector(e, 'i32', pairs)} to <16 x i16>")
+        return e.value(f"bitcast <16 x i16> {vector} to <16 x half>") if kind == "f16" else vector
+    name = f"llvm.amdgcn.wmma.f32.16x16x16.{kind}"
+    e.declare(name, f"declare <8 x float> @{name}({operand}, {operand}, <8 x float>)")
+    product = e.value(f"call <8 x float> @{name}({operand} {operand_vector(a_pairs)}, {operand} "
+                      f"{operand_vector(b_pairs)}, <8 x float> {_vector(e, 'float', c_elements)})")
+    results = [e.value(f"bitcast float {e.value(f'extractelement <8 x float> {product}, i32 {j}')} to i32")
+               for j in range(8)]
+    # D: d_i is row g (+ 8 for i >= 2), column 2t + i % 2: WMMA's lane column + 16 (row % 2), element row / 2.
+    g, t = e.value(f"lshr i32 {lane}, 2"), e.value(f"and i32 {lane}, 3")
+    half_g = e.value(f"lshr i32 {g}, 1")
+    odd_g = e.value(f"and i32 {g}, 1")
+    sources = [e.value(f"add i32 {e.value(f'shl i32 {t}, 1')}, {e.value(f'shl i32 {odd_g}, 4')}")]
+    sources.append(e.value(f"add i32 {sources[0]}, 1"))
+    d = []
+    for i in range(4):
+        first = 4 if i >= 2 else 0
+        candidates = [_from_lane(e, results[first + k], sources[i % 2]) for k in range(4)]
+        value = candidates[3]
+        for k in (2, 1, 0):
+            value = _select(e, e.value(f"icmp eq i32 {half_g}, {k}"), candidates[k], value)
+        d.append(value)
+    if d_type == "f32":
+        return [e.value(f"bitcast i32 {v} to float") for v in d]
+    halves = [_narrow(e, e.value(f"bitcast i32 {v} to float")) for v in d]
+    return [_pack(e, halves[0], halves[1]), _pack(e, halves[2], halves[3])]
+
+
+def ldmatrix(e: Emitter, count: int, transpose: bool, address: str, space: int) -> list[str]:
+    """ldmatrix.sync.aligned.m8n8.x{count}{.trans}.shared.b16: `count` 8x8 matrices of 16-bit elements whose
+    rows' addresses (`address`, a pointer into `space`) lanes 8i..8i+7 give for matrix i; register i of lane l
+    holds row l / 4 of matrix i, columns 2 (l % 4) and 2 (l % 4) + 1 (transposed: rows 2 (l % 4) and
+    2 (l % 4) + 1 of column l / 4)."""
+    if e.target.name == "nvptx":
+        name = f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if transpose else ''}.b16" + \
+               (f".p{space}" if space != 3 else "")
+        result = "i32" if count == 1 else "{" + ", ".join(["i32"] * count) + "}"
+        e.declare(name, f"declare {result} @{name}({e.ptr(space)})")
+        loaded = e.value(f"call {result} @{name}({e.ptr(space)} {address})")
+        return [loaded] if count == 1 else [e.value(f"extractvalue {result} {loaded}, {i}") for i in range(count)]
+    lane = e.lane_id()
+    integer = "i32" if space == 3 else "i64"
+    as_integer = e.value(f"ptrtoint {e.ptr(space)} {address} to {integer}")
+    quarter, pair = e.value(f"lshr i32 {lane}, 2"), e.value(f"and i32 {lane}, 3")
+
+    def row_address(row_lane: str) -> str:
+        """The address lane `row_lane` gives, here."""
+        if integer == "i32":
+            return _from_lane(e, as_integer, row_lane)
+        low = _from_lane(e, e.value(f"trunc i64 {as_integer} to i32"), row_lane)
+        high = _from_lane(e, e.value(f"trunc i64 {e.value(f'lshr i64 {as_integer}, 32')} to i32"), row_lane)
+        wide_high = e.value(f"zext i32 {high} to i64")
+        return e.value(f"or i64 {e.value(f'zext i32 {low} to i64')}, {e.value(f'shl i64 {wide_high}, 32')}")
+
+    def load(base: str, offset: str, llvm: str) -> str:
+        moved = e.value(f"add {integer} {base}, {offset}")
+        pointer = e.value(f"inttoptr {integer} {moved} to {e.ptr(space)}")
+        return e.value(f"load {llvm}, {e.ptr(space)} {pointer}, align {2 if llvm == 'i16' else 4}")
+
+    registers = []
+    for matrix in range(count):
+        if not transpose:
+            row = row_address(e.value(f"add i32 {quarter}, {8 * matrix}"))
+            offset = e.value(f"zext i32 {e.value(f'shl i32 {pair}, 2')} to {integer}") if integer == "i64" \
+                else e.value(f"shl i32 {pair}, 2")
+            registers.append(load(row, offset, "i32"))
+            continue
+        column = e.value(f"shl i32 {quarter}, 1")
+        column = e.value(f"zext i32 {column} to i64") if integer == "i64" else column
+        first = e.value(f"add i32 {e.value(f'shl i32 {pair}, 1')}, {8 * matrix}")
+        low = load(row_address(first), column, "i16")
+        high = load(row_address(e.value(f"add i32 {first}, 1")), column, "i16")
+        registers.append(_pack(e, low, high))
+    return registers
