@@ -8,6 +8,7 @@ row 2j + l / 16, column l % 16)."""
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -234,3 +235,193 @@ def test_shapes_and_types_without_gfx1100_wmma_are_refused_by_name(built: Path) 
     (module,) = read_binary(built)
     failures = lift_module(parse_ptx(module.best_ptx() or ""), AMDGPU, data_layout(AMDGPU)).failures
     assert list(failures) == ["_Z4tf32PKfS0_Pf"]
+
+
+# -- mma.sync and ldmatrix: NVIDIA's fragments through the exchanges around WMMA, run lane by lane in lockstep ----
+MASKS = {"i1": 1, "i16": 0xFFFF, "i32": 0xFFFFFFFF, "i64": 0xFFFFFFFFFFFFFFFF, "half": 0xFFFF, "float": 0xFFFFFFFF}
+WIDTHS = {"i1": 1, "i16": 16, "i32": 32, "i64": 64, "half": 16, "float": 32}
+
+
+def element_type(llvm: str) -> tuple[str, int]:
+    """(element type, count; 0 for a scalar) of an LLVM type."""
+    vector = re.fullmatch(r"<(\d+) x (\w+)>", llvm)
+    return (vector.group(2), int(vector.group(1))) if vector else (llvm, 0)
+
+
+class Wave:
+    """The 32 lanes of a wave running straight-line AMDGPU IR in lockstep: every value as its bits, an array over
+    the lanes (and elements); ds_bpermute reads another lane's value; v_wmma is the matrix product as gfx1100's
+    WMMA reads and writes its registers; loads read `lds` (address space 3)."""
+
+    def __init__(self, values: dict[str, numpy.ndarray], lds: bytes = b"") -> None:
+        self.values = dict(values)
+        self.lds = lds
+        self.lane = numpy.arange(32, dtype=numpy.uint64)
+
+    def operand(self, text: str, llvm: str) -> numpy.ndarray:
+        text = text.strip()
+        if text.startswith("%"):
+            return self.values[text]
+        element, count = element_type(llvm)
+        bits = 0
+        if text not in ("poison", "undef", "zeroinitializer"):
+            bits = (int(numpy.float32(float(text)).view(numpy.uint32)) if element == "float" else
+                    int(numpy.float16(float(text)).view(numpy.uint16)) if element == "half" else
+                    (1 if text == "true" else 0 if text == "false" else int(text)) & MASKS[element])
+        return numpy.full((32, count) if count else 32, bits, dtype=numpy.uint64)
+
+    @staticmethod
+    def floats(bits: numpy.ndarray, element: str) -> numpy.ndarray:
+        if element == "half":
+            return bits.astype(numpy.uint16).view(numpy.float16).astype(numpy.float32)
+        if element == "i16":  # bf16 operands travel as i16
+            return (bits.astype(numpy.uint32) << 16).view(numpy.float32)
+        return bits.astype(numpy.uint32).view(numpy.float32)
+
+    def wmma(self, a: numpy.ndarray, b: numpy.ndarray, c: numpy.ndarray, element: str) -> numpy.ndarray:
+        assert numpy.array_equal(a[:16], a[16:]) and numpy.array_equal(b[:16], b[16:])  # both half-waves alike
+        matrix_a, matrix_b = self.floats(a[:16], element), self.floats(b[:16], element).T
+        accumulator = numpy.zeros((16, 16), dtype=numpy.float32)
+        floats_c = self.floats(c, "float")
+        for lane in range(32):
+            for j in range(8):
+                accumulator[2 * j + lane // 16, lane % 16] = floats_c[lane, j]
+        product = matrix_a.astype(numpy.float64) @ matrix_b.astype(numpy.float64) + accumulator
+        out = numpy.zeros((32, 8), dtype=numpy.float32)
+        for lane in range(32):
+            for j in range(8):
+                out[lane, j] = product[2 * j + lane // 16, lane % 16]
+        return out.view(numpy.uint32).astype(numpy.uint64)
+
+    def run(self, lines: list[str]) -> None:
+        for line in lines:
+            name, expression = (part.strip() for part in line.split("=", 1))
+            self.values[name] = self.evaluate(expression)
+
+    def evaluate(self, text: str) -> numpy.ndarray:  # noqa: C901 (one case per IR operation)
+        op, rest = text.split(" ", 1)
+        if op == "call":
+            callee = re.search(r"@([\w.]+)\((.*)\)$", rest)
+            arguments = [a.strip().rsplit(" ", 1) for a in re.split(r",(?![^<]*>)", callee.group(2))]
+            values = [self.operand(v, t) for t, v in arguments]
+            if callee.group(1) == "llvm.amdgcn.mbcnt.lo":
+                return self.lane.copy()
+            if callee.group(1) == "llvm.amdgcn.ds.bpermute":
+                return values[1][((values[0] >> 2) & 31).astype(int), ...]
+            assert callee.group(1).startswith("llvm.amdgcn.wmma.f32.16x16x16.")
+            return self.wmma(values[0], values[1], values[2], element_type(arguments[0][0])[0])
+        if op in ("add", "shl", "lshr", "and", "or", "xor", "mul"):
+            llvm, a, b = re.fullmatch(r"(\S+) ([^,]+), (.+)", rest).groups()
+            x, y = self.operand(a, llvm), self.operand(b, llvm)
+            result = {"add": lambda: x + y, "shl": lambda: x << y, "lshr": lambda: x >> y, "and": lambda: x & y,
+                      "or": lambda: x | y, "xor": lambda: x ^ y, "mul": lambda: x * y}[op]()
+            return result & numpy.uint64(MASKS[llvm])
+        if op == "icmp":
+            predicate, llvm, a, b = re.fullmatch(r"(\w+) (\S+) ([^,]+), (.+)", rest).groups()
+            x, y = self.operand(a, llvm), self.operand(b, llvm)
+            return {"eq": x == y, "ne": x != y, "ult": x < y, "ugt": x > y}[predicate].astype(numpy.uint64)
+        if op == "select":
+            condition, llvm, a, _, b = re.fullmatch(r"i1 ([^,]+), (\S+) ([^,]+), (\S+) (.+)", rest).groups()
+            return numpy.where(self.operand(condition, "i1").astype(bool), self.operand(a, llvm), self.operand(b, llvm))
+        if op in ("bitcast", "zext", "trunc", "fpext", "fptrunc", "inttoptr", "ptrtoint"):
+            have, value, want = re.fullmatch(r"(.+?) (\S+) to (.+)", rest).groups()
+            bits = self.operand(value, have)
+            if op in ("zext", "inttoptr", "ptrtoint"):
+                return bits.copy()
+            if op == "trunc":
+                return bits & numpy.uint64(MASKS[want])
+            if op == "fpext":
+                return self.floats(bits, "half").view(numpy.uint32).astype(numpy.uint64)
+            if op == "fptrunc":
+                return self.floats(bits, "float").astype(numpy.float16).view(numpy.uint16).astype(numpy.uint64)
+            (have_element, have_count), (want_element, want_count) = element_type(have), element_type(want)
+            raw = bits.reshape(32, -1).astype(f"<u{WIDTHS[have_element] // 8}").tobytes()
+            out = numpy.frombuffer(raw, dtype=f"<u{WIDTHS[want_element] // 8}").astype(numpy.uint64)
+            return out.reshape(32, want_count) if want_count else out
+        if op == "insertelement":
+            llvm, vector, element, value, index = re.fullmatch(r"(<[^>]+>) ([^,]+), (\S+) ([^,]+), i32 (\d+)",
+                                                               rest).groups()
+            result = self.operand(vector, llvm).copy()
+            result[:, int(index)] = self.operand(value, element)
+            return result
+        if op == "extractelement":
+            llvm, vector, index = re.fullmatch(r"(<[^>]+>) ([^,]+), i32 (\d+)", rest).groups()
+            return self.operand(vector, llvm)[:, int(index)].copy()
+        if op == "load":
+            llvm, pointer = re.fullmatch(r"(\w+), ptr addrspace\(3\) (\S+), align \d+", rest).groups()
+            size = WIDTHS[llvm] // 8
+            return numpy.array([int.from_bytes(self.lds[a:a + size], "little") for a in self.values[pointer].astype(int)],
+                               dtype=numpy.uint64)
+        raise AssertionError(f"not interpreted: {text}")
+
+
+def pack(low: numpy.ndarray, high: numpy.ndarray) -> numpy.ndarray:
+    return low.astype(numpy.uint64) | (high.astype(numpy.uint64) << 16)
+
+
+def bits16(values: numpy.ndarray, element: str) -> numpy.ndarray:
+    if element == "f16":
+        return values.astype(numpy.float16).view(numpy.uint16)
+    return (values.astype(numpy.float32).view(numpy.uint32) >> 16).astype(numpy.uint16)
+
+
+@pytest.mark.parametrize("shape, element, accumulator", [("m16n8k16", "f16", "f32"), ("m16n8k8", "f16", "f32"),
+                                                         ("m16n8k16", "bf16", "f32"), ("m16n8k16", "f16", "f16")])
+def test_mma_sync_computes_d_from_nvidias_fragments(shape: str, element: str, accumulator: str) -> None:
+    """Fragments laid out as the PTX ISA's mma.m16n8k16/m16n8k8 figures say, D compared with A x B + C."""
+    depth = matrices.MMA_SHAPES[shape]
+    generator = numpy.random.default_rng(11)
+    a = generator.integers(-4, 5, (16, depth)).astype(numpy.float32) / 2
+    b = generator.integers(-4, 5, (depth, 8)).astype(numpy.float32) / 2
+    c = generator.integers(-16, 17, (16, 8)).astype(numpy.float32)
+    lane = numpy.arange(32)
+    g, t = lane // 4, lane % 4
+    a16, b16 = bits16(a, element), bits16(b, element)
+    a_registers = [pack(a16[g, 2 * t], a16[g, 2 * t + 1]), pack(a16[g + 8, 2 * t], a16[g + 8, 2 * t + 1])]
+    if depth == 16:
+        a_registers += [pack(a16[g, 2 * t + 8], a16[g, 2 * t + 9]), pack(a16[g + 8, 2 * t + 8], a16[g + 8, 2 * t + 9])]
+    b_registers = [pack(b16[2 * t, g], b16[2 * t + 1, g])] + (
+        [pack(b16[2 * t + 8, g], b16[2 * t + 9, g])] if depth == 16 else [])
+    elements = [c[g, 2 * t], c[g, 2 * t + 1], c[g + 8, 2 * t], c[g + 8, 2 * t + 1]]
+    if accumulator == "f32":
+        c_registers = [e.astype(numpy.float32).view(numpy.uint32).astype(numpy.uint64) for e in elements]
+    else:
+        halves = [bits16(e, "f16") for e in elements]
+        c_registers = [pack(halves[0], halves[1]), pack(halves[2], halves[3])]
+    values = {f"%a{i}": r for i, r in enumerate(a_registers)} | {f"%b{i}": r for i, r in enumerate(b_registers)} | \
+        {f"%c{i}": r for i, r in enumerate(c_registers)}
+    emitter = Emitter(AMDGPU)
+    d = matrices.mma_sync(emitter, shape, element, accumulator, accumulator, [f"%a{i}" for i in range(len(a_registers))],
+                          [f"%b{i}" for i in range(len(b_registers))], [f"%c{i}" for i in range(len(c_registers))])
+    wave = Wave(values)
+    wave.run([line for line in emitter.lines if "=" in line])
+    expected = a @ b + c
+    wanted = [expected[g, 2 * t], expected[g, 2 * t + 1], expected[g + 8, 2 * t], expected[g + 8, 2 * t + 1]]
+    if accumulator == "f32":
+        got = [wave.values[v].astype(numpy.uint32).view(numpy.float32) for v in d]
+    else:
+        got = [Wave.floats(wave.values[d[i // 2]] >> numpy.uint64(16 * (i % 2)) & numpy.uint64(0xFFFF), "half")
+               for i in range(4)]
+    for got_one, wanted_one in zip(got, wanted):
+        assert numpy.array_equal(got_one, wanted_one.astype(numpy.float32))
+
+
+@pytest.mark.parametrize("count, transpose", [(1, False), (2, True), (4, False), (4, True)])
+def test_ldmatrix_gives_each_lane_the_ptx_isas_elements(count: int, transpose: bool) -> None:
+    """Matrix i's rows at the addresses lanes 8i..8i+7 give (here scattered through the shared memory)."""
+    generator = numpy.random.default_rng(3)
+    lds = generator.integers(0, 1 << 16, 4096, dtype=numpy.uint16)
+    rows = generator.permutation(256)[:32] * 16  # 16-byte rows, anywhere
+    emitter = Emitter(AMDGPU)
+    registers = matrices.ldmatrix(emitter, count, transpose, "%address", 3)
+    wave = Wave({"%address": rows.astype(numpy.uint64)}, lds.tobytes())
+    wave.run([line for line in emitter.lines if "=" in line])
+    lane = numpy.arange(32)
+    for matrix in range(count):
+        def element(row: numpy.ndarray, column: numpy.ndarray) -> numpy.ndarray:
+            return lds[rows[8 * matrix + row] // 2 + column].astype(numpy.uint64)
+        if transpose:
+            wanted = pack(element(2 * (lane % 4), lane // 4), element(2 * (lane % 4) + 1, lane // 4))
+        else:
+            wanted = pack(element(lane // 4, 2 * (lane % 4)), element(lane // 4, 2 * (lane % 4) + 1))
+        assert numpy.array_equal(wave.values[registers[matrix]], wanted)
