@@ -68,10 +68,10 @@ TENSOR = r"""
 __global__ void tensor(const unsigned *a, const unsigned *b, float *c) {
   unsigned l = threadIdx.x;
   float d0, d1, d2, d3;
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                "{%10,%10,%10,%10};" : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
                : "r"(a[4 * l]), "r"(a[4 * l + 1]), "r"(a[4 * l + 2]), "r"(a[4 * l + 3]), "r"(b[2 * l]),
-                 "r"(b[2 * l + 1]), "f"(0.0f));
+                 "r"(b[2 * l + 1]), "f"(0.0f));  // tf32: gfx1100's WMMA has no such type
   c[4 * l] = d0; c[4 * l + 1] = d1; c[4 * l + 2] = d2; c[4 * l + 3] = d3;
 }
 """

@@ -71,6 +71,27 @@ __global__ void bf16_inputs(const __nv_bfloat16 *a, const __nv_bfloat16 *b, floa
   wmma::mma_sync(fc, fa, fb, fc);
   wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
 }
+__global__ void exchanged(const unsigned *a, const unsigned *b, float *c) {
+  unsigned l = threadIdx.x;
+  float d0, d1, d2, d3;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%10,%11,%12,%13};" : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+               : "r"(a[4 * l]), "r"(a[4 * l + 1]), "r"(a[4 * l + 2]), "r"(a[4 * l + 3]), "r"(b[2 * l]),
+                 "r"(b[2 * l + 1]), "f"(c[4 * l]), "f"(c[4 * l + 1]), "f"(c[4 * l + 2]), "f"(c[4 * l + 3]));
+  c[4 * l] = d0; c[4 * l + 1] = d1; c[4 * l + 2] = d2; c[4 * l + 3] = d3;
+}
+__global__ void rows(const half *g, unsigned *o) {
+  __shared__ half s[16 * 16];
+  for (int i = threadIdx.x; i < 256; i += 32) s[i] = g[i];
+  __syncthreads();
+  unsigned r0, r1, r2, r3;
+  unsigned address = (unsigned)__cvta_generic_to_shared(&s[(threadIdx.x % 16) * 16 + (threadIdx.x / 16) * 8]);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(address));
+  o[4 * threadIdx.x] = r0; o[4 * threadIdx.x + 1] = r1; o[4 * threadIdx.x + 2] = r2; o[4 * threadIdx.x + 3] = r3;
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(address));
+  o[128 + 2 * threadIdx.x] = r0; o[129 + 2 * threadIdx.x] = r1;
+}
 __global__ void tf32(const float *a, const float *b, float *c) {
   wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
   wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
@@ -100,7 +121,8 @@ def test_wmma_translates_into_gfx1100_wmma_and_round_trips_through_ptxas(built: 
     assert code_object_target(translation.code_object) == "gfx1100"
     assert {k.name for k in translation.kernels} == {"_Z14f32_accumulatePK6__halfS1_Pf",
                                                       "_Z14f16_accumulatePK6__halfS1_PS_",
-                                                      "_Z11bf16_inputsPK13__nv_bfloat16S1_Pf"}
+                                                      "_Z11bf16_inputsPK13__nv_bfloat16S1_Pf",
+                                                      "_Z9exchangedPKjS0_Pf", "_Z4rowsPK6__halfPj"}
     (reason,) = translation.failures.values()  # tf32 has no gfx1100 WMMA: refused by name
     assert "the tensor-core instruction 'wmma.load.a.sync.aligned.row.m16n16k8" in reason and "PTX line" in reason
     code_object = tmp_path / "wmma.co"
@@ -108,13 +130,14 @@ def test_wmma_translates_into_gfx1100_wmma_and_round_trips_through_ptxas(built: 
     listing = subprocess.run([str(find_toolchain().llvm_objdump), "-d", "--mcpu=gfx1100", str(code_object)],
                              capture_output=True, text=True, check=True).stdout
     assert "v_wmma_f32_16x16x16_f16" in listing and "v_wmma_f32_16x16x16_bf16" in listing
+    assert "ds_bpermute_b32" in listing  # mma.sync's and ldmatrix's exchanges between lanes
     original = module.best_ptx() or ""
     lifted = lift_module(parse_ptx(original), NVPTX, data_layout(NVPTX))
     lowered = nvptx_assembly(lifted.ir)
 
     def wmma(text: str) -> Counter[str]:
-        return Counter(line.split()[0] for line in text.splitlines() if line.strip().startswith("wmma.")
-                       and ".m16n16k16." in line)
+        return Counter(line.split()[0] for line in text.splitlines() if line.strip().startswith(
+            ("wmma.", "mma.", "ldmatrix.")) and ".m16n16k8." not in line)
     assert wmma(lowered) == wmma(original)  # NVIDIA's own instructions, fragments in NVIDIA's layout
     (tmp_path / "lowered.ptx").write_text(lowered)
     if PTXAS.exists():
