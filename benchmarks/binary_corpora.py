@@ -292,6 +292,7 @@ def build(args: argparse.Namespace) -> None:
 
 def pack(args: argparse.Namespace) -> None:
     from binary_path import DEVICE_SCRIPT, data_files, run_arguments
+    from corpora_build import BOOK_GL_HELPERS
 
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
@@ -305,9 +306,8 @@ def pack(args: argparse.Namespace) -> None:
             if not entry.get("round_trip") or len(entry["outputs"]) != 1:
                 continue
             executable = Path(entry["outputs"][0])
-            if corpus == "book" and re.search(r"-lGL|glut", executable.with_suffix(".cu").read_text(errors="replace")
-                                               if executable.with_suffix(".cu").exists() else ""):
-                continue
+            if corpus == "book" and BOOK_GL_HELPERS.search(executable.with_suffix(".cu").read_text(errors="replace")):
+                continue  # it shows its result in a window
             arguments: list[str] = []
             if corpus == "hecbench":
                 found = run_arguments(Path(entry["cwd"]))
@@ -337,9 +337,10 @@ def pack(args: argparse.Namespace) -> None:
 def report(args: argparse.Namespace) -> None:
     from binary_path import same_output
 
-    runs: dict[str, dict] = {}
+    runs: dict[str, dict] = {}  # program -> variant -> its run (device.py's parts merged)
     for path in args.device_results or []:
-        runs.update(json.loads(Path(path).read_text()))
+        for name, variants in json.loads(Path(path).read_text()).items():
+            runs.setdefault(name, {}).update(variants)
     rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / original ran |",
             "|---|---|---|---|---|"]
     failures = []
@@ -353,7 +354,7 @@ def report(args: argparse.Namespace) -> None:
         same = ran = 0
         for program in linked:
             name = f"{corpus}/{program}".replace("/", "__")
-            original, round_trip = runs.get(f"{name}/original"), runs.get(f"{name}/roundtrip")
+            original, round_trip = runs.get(name, {}).get("original"), runs.get(name, {}).get("roundtrip")
             if not original or original.get("rc") != 0:
                 continue
             ran += 1
