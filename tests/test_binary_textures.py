@@ -204,3 +204,12 @@ def test_cudas_texture_descriptors_are_hips_with_fields_appended(tmp_path: Path)
                                       check=True).stdout)
     assert outputs[0] == outputs[1]
     assert "ResourceDesc.res.pitch2D.pitchInBytes 56 8" in outputs[0]
+
+
+def test_the_sampler_sits_where_hips_header_puts_it() -> None:
+    from cassc.binary.images import SAMPLER_OFFSET
+
+    header = (find_toolchain().hip_include_dir / "texture_types.h").read_text()
+    dwords = int(re.search(r"#define HIP_IMAGE_OBJECT_SIZE_DWORD (\d+)", header).group(1))
+    assert "#define HIP_SAMPLER_OBJECT_OFFSET_DWORD HIP_IMAGE_OBJECT_SIZE_DWORD" in header
+    assert SAMPLER_OFFSET == 4 * dwords
