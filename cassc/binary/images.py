@@ -73,7 +73,7 @@ def _descriptors(e: Emitter, handle: str) -> tuple[str, str]:
     return image, sampler
 
 
-def _library_coordinates(e: Emitter, geometry: Geometry, coordinates: Coordinates, element: str) -> tuple[str, str]:
+def _library_coordinates(e: Emitter, coordinates: Coordinates, element: str) -> tuple[str, str]:
     """The device library's coordinate operand (type, value): a scalar in 1D, else a vector of 2 or 4 with
     the layer after the coordinates (as HIP's `tex2DLayered` builds it) and zeros after that."""
     values = list(coordinates.values)
@@ -95,7 +95,7 @@ def _call(e: Emitter, result: str, name: str, arguments: list[tuple[str, str]]) 
     return e.value(call)
 
 
-def _nvvm_coordinates(geometry: Geometry, coordinates: Coordinates, element: str) -> list[tuple[str, str]]:
+def _nvvm_coordinates(coordinates: Coordinates, element: str) -> list[tuple[str, str]]:
     layer = [("i32", coordinates.layer)] if coordinates.layer is not None else []
     return layer + [(element, value) for value in coordinates.values]
 
@@ -112,7 +112,7 @@ def texture(e: Emitter, geometry_name: str, handle: str, coordinates: Coordinate
     if e.target.name == "nvptx":
         channel = {"f32": "f32", "s32": "s32", "u32": "u32"}[result_type]
         llvm = "float" if result_type == "f32" else "i32"
-        arguments = [("i64", handle), *_nvvm_coordinates(geometry, coordinates, element)]
+        arguments = [("i64", handle), *_nvvm_coordinates(coordinates, element)]
         if gather is not None:
             name = f"llvm.nvvm.tld4.unified.{gather}.{geometry.nvvm}.v4{channel}.{coordinate_type}"
         else:
@@ -128,10 +128,10 @@ def texture(e: Emitter, geometry_name: str, handle: str, coordinates: Coordinate
     image, sampler = _descriptors(e, handle)
     if coordinate_type == "s32":
         suffix = "1Db" if geometry_name == "1d" else geometry.suffix
-        texel = _library_coordinates(e, geometry, coordinates, "i32")
+        texel = _library_coordinates(e, coordinates, "i32")
         sampled = _call(e, "<4 x float>", f"__ockl_image_load_{suffix}", [("ptr addrspace(4)", image), texel])
     else:
-        where = _library_coordinates(e, geometry, coordinates, "float")
+        where = _library_coordinates(e, coordinates, "float")
         arguments = [("ptr addrspace(4)", image), ("ptr addrspace(4)", sampler), where]
         if gather is not None:
             name = f"__ockl_image_gather4{gather}_{geometry.suffix}"
@@ -168,7 +168,7 @@ def _pixel_coordinates(e: Emitter, geometry: Geometry, image: str, coordinates: 
             last = e.value(f"sub i32 {size}, 1")
             low = e.value(f"select i1 {e.value(f'icmp slt i32 {values[index]}, 0')}, i32 0, i32 {values[index]}")
             values[index] = e.value(f"select i1 {e.value(f'icmp sgt i32 {low}, {last}')}, i32 {last}, i32 {low}")
-    return _library_coordinates(e, geometry, Coordinates(tuple(values), coordinates.layer), "i32")
+    return _library_coordinates(e, Coordinates(tuple(values), coordinates.layer), "i32")
 
 
 def _nvvm_surface_type(bits: int, count: int) -> tuple[str, str]:
@@ -185,7 +185,7 @@ def surface_load(e: Emitter, geometry_name: str, handle: str, coordinates: Coord
         suffix, element = _nvvm_surface_type(bits, count)
         result = element if count == 1 else "{" + ", ".join([element] * count) + "}"
         loaded = _call(e, result, f"llvm.nvvm.suld.{geometry.nvvm}.{suffix}.{boundary}",
-                       [("i64", handle), *_nvvm_coordinates(geometry, coordinates, "i32")])
+                       [("i64", handle), *_nvvm_coordinates(coordinates, "i32")])
         values = [loaded] if count == 1 else [e.value(f"extractvalue {result} {loaded}, {i}") for i in range(count)]
         return [e.value(f"trunc i16 {v} to i8") for v in values] if bits == 8 else values
     image, _ = _descriptors(e, handle)
@@ -210,7 +210,7 @@ def surface_store(e: Emitter, geometry_name: str, handle: str, coordinates: Coor
         suffix, element = _nvvm_surface_type(bits, count)
         passed = [e.value(f"zext i8 {v} to i16") for v in values] if bits == 8 else values
         _call(e, "void", f"llvm.nvvm.sust.b.{geometry.nvvm}.{suffix}.{boundary}",
-              [("i64", handle), *_nvvm_coordinates(geometry, coordinates, "i32"), *((element, v) for v in passed)])
+              [("i64", handle), *_nvvm_coordinates(coordinates, "i32"), *((element, v) for v in passed)])
         return
     image, _ = _descriptors(e, handle)
     where = _pixel_coordinates(e, geometry, image, coordinates, bits // 8 * count, boundary == "clamp")
