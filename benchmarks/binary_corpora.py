@@ -368,7 +368,9 @@ def report(args: argparse.Namespace) -> None:
             else:
                 failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
-        trip = f"{same} / {ran}" if runs else "not run"
+        packed = any(name.startswith(f"{corpus}__") for name in runs)
+        trip = f"{same} / {ran}" if packed else "not run" + (" (its runs need the Parboil driver's data sets and "
+                                                             "arguments)" if corpus == "parboil" else "")
         rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
         failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
                      for p in built if not state[p]["linked"]]
