@@ -113,14 +113,18 @@ def round_trip_object(obj: Path, into: Path) -> str | None:
     for module in modules:
         if module.images[0].section != ".nv_fatbin":
             return "relocatable device code"
-        lifted = lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX))
+        parsed = parse_ptx(module.best_ptx() or "")
+        lifted = lift_module(parsed, NVPTX, data_layout(NVPTX))
         if lifted.failures:
             return "; ".join(lifted.failures.values())[:300]
         stem = into.with_suffix("")
-        Path(f"{stem}.ptx").write_text(nvptx_assembly(lifted.ir))
-        for step in ([str(CUDA / "bin" / "ptxas"), "-arch=sm_90", f"{stem}.ptx", "-o", f"{stem}.cubin"],
+        arch = parsed.target.split()[0] if parsed.target.startswith("sm_") else NVPTX.cpu  # the object's own
+        Path(f"{stem}.ptx").write_text(nvptx_assembly(lifted.ir, arch))
+        for step in ([str(CUDA / "bin" / "ptxas"), f"-arch={arch}", f"{stem}.ptx", "-o", f"{stem}.cubin"],
+                     # with the PTX, as nvcc's own -arch=sm_80: a newer GPU (sm_90) runs it JIT-compiled
                      [str(CUDA / "bin" / "fatbinary"), "-64", f"--create={stem}.fatbin",
-                      f"--image3=kind=elf,sm=90,file={stem}.cubin"],
+                      f"--image3=kind=elf,sm={arch.removeprefix('sm_')},file={stem}.cubin",
+                      f"--image3=kind=ptx,sm={arch.removeprefix('sm_')},file={stem}.ptx"],
                      ["objcopy", f"--update-section=.nv_fatbin={stem}.fatbin", str(into)]):
             done = subprocess.run(step, capture_output=True, text=True)
             if done.returncode != 0:

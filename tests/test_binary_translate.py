@@ -133,6 +133,11 @@ def test_the_same_ir_lowered_to_nvptx_assembles_with_ptxas(many: Path, tmp_path:
     ptx = tmp_path / "round-trip.ptx"
     ptx.write_text(nvptx_assembly(lifted.ir))
     subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "round-trip.cubin")], check=True)
+    # For an sm_80 object the round trip keeps sm_80 (CUB compares its kernels' PTX version with the
+    # architectures it was built for, and refuses a newer one: cudaErrorInvalidDeviceFunction).
+    ptx.write_text(nvptx_assembly(lifted.ir, "sm_80"))
+    assert "\n.target sm_80" in ptx.read_text()
+    subprocess.run([str(PTXAS), "-arch=sm_80", str(ptx), "-o", str(tmp_path / "round-trip-80.cubin")], check=True)
 
 
 VENDOR = r"""
