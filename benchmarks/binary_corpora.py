@@ -340,6 +340,7 @@ def pack(args: argparse.Namespace) -> None:
 
 def report(args: argparse.Namespace) -> None:
     from binary_path import same_output
+    from breadth_round_trip import write_section
 
     runs: dict[str, dict] = {}  # program -> variant -> its run (device.py's parts merged)
     for path in args.device_results or []:
@@ -378,7 +379,6 @@ def report(args: argparse.Namespace) -> None:
         rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
         failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
                      for p in built if not state[p]["linked"]]
-    text = RESULTS.read_text()
     section = "\n".join([SECTION, "",
                          f"{date.today()}: `benchmarks/binary_corpora.py build` per corpus here (each program's own "
                          f"build; nvcc 13 compiles with `-arch={ARCH}`, cassc links), `pack`, its device.py on "
@@ -387,13 +387,7 @@ def report(args: argparse.Namespace) -> None:
                          "linked by nvcc, run beside nvcc's own link (programs that run without a display and, for "
                          "HeCBench, with their Makefile's `run` arguments); lines naming times are left out.",
                          "", *rows, "", *failures, ""])
-    if SECTION in text:
-        before, after = text.split(SECTION, 1)
-        rest = after.split("\n## ", 1)
-        text = before + section + ("\n## " + rest[1] if len(rest) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
+    write_section(RESULTS, SECTION, section)
     print(section)
 
 
