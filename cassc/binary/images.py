@@ -55,11 +55,12 @@ class Coordinates:
     layer: str | None
 
 
-def _vector(e: Emitter, element: str, values: list[str]) -> str:
-    vector = "poison"
+def vector(e: Emitter, element: str, values: list[str]) -> str:
+    """An LLVM vector of `values` (of type `element`), built element by element."""
+    built = "poison"
     for index, value in enumerate(values):
-        vector = e.value(f"insertelement <{len(values)} x {element}> {vector}, {element} {value}, i32 {index}")
-    return vector
+        built = e.value(f"insertelement <{len(values)} x {element}> {built}, {element} {value}, i32 {index}")
+    return built
 
 
 def _elements(e: Emitter, vector: str, count: int, element: str) -> list[str]:
@@ -83,7 +84,7 @@ def _library_coordinates(e: Emitter, coordinates: Coordinates, element: str) -> 
         return element, values[0]
     zero = "0" if element == "i32" else "0.0"
     values += [zero] * ((2 if len(values) <= 2 else 4) - len(values))
-    return f"<{len(values)} x {element}>", _vector(e, element, values)
+    return f"<{len(values)} x {element}>", vector(e, element, values)
 
 
 def _call(e: Emitter, result: str, name: str, arguments: list[tuple[str, str]]) -> str:
@@ -145,7 +146,7 @@ def texture(e: Emitter, geometry_name: str, handle: str, coordinates: Coordinate
                     arguments.append(("float", derivative[0]))
                 else:
                     padded = derivative + ["0.0"] * (4 - len(derivative) if len(derivative) > 2 else 0)
-                    arguments.append((f"<{len(padded)} x float>", _vector(e, "float", padded)))
+                    arguments.append((f"<{len(padded)} x float>", vector(e, "float", padded)))
         else:
             name = f"__ockl_image_sample_{geometry.suffix}"
         sampled = _call(e, "<4 x float>", name, arguments)
@@ -217,7 +218,7 @@ def surface_store(e: Emitter, geometry_name: str, handle: str, coordinates: Coor
     if bits == 16:
         halves = [e.value(f"bitcast i16 {v} to half") for v in values] + ["0.0"] * (4 - count)
         _call(e, "void", f"__ockl_image_storeh_{geometry.suffix}",
-              [("ptr addrspace(4)", image), where, ("<4 x half>", _vector(e, "half", halves))])
+              [("ptr addrspace(4)", image), where, ("<4 x half>", vector(e, "half", halves))])
         return
     dwords: list[str] = []
     for value in values:
@@ -228,7 +229,7 @@ def surface_store(e: Emitter, geometry_name: str, handle: str, coordinates: Coor
             dwords.append(value if bits == 32 else e.value(f"zext i{bits} {value} to i32"))
     channels = [e.value(f"bitcast i32 {d} to float") for d in dwords] + ["0.0"] * (4 - len(dwords))
     _call(e, "void", f"__ockl_image_store_{geometry.suffix}",
-          [("ptr addrspace(4)", image), where, ("<4 x float>", _vector(e, "float", channels))])
+          [("ptr addrspace(4)", image), where, ("<4 x float>", vector(e, "float", channels))])
 
 
 def query(e: Emitter, surface: bool, attribute: str, handle: str) -> str | None:

@@ -20,6 +20,7 @@ internal precision to the implementation). Shapes other than m16n16k16, and elem
 from __future__ import annotations
 
 from cassc.binary.emit import Emitter
+from cassc.binary.images import vector
 
 SHAPE = "m16n16k16"
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
@@ -110,13 +111,6 @@ def _unpack(e: Emitter, value: str) -> list[str]:
     return [e.value(f"trunc i32 {value} to i16"), e.value(f"trunc i32 {e.value(f'lshr i32 {value}, 16')} to i16")]
 
 
-def _vector(e: Emitter, element: str, values: list[str]) -> str:
-    vector = "poison"
-    for index, value in enumerate(values):
-        vector = e.value(f"insertelement <{len(values)} x {element}> {vector}, {element} {value}, i32 {index}")
-    return vector
-
-
 def _operand(e: Emitter, element: str, registers: list[str], h: str) -> str:
     """An A or B fragment as WMMA's <16 x i16> operand: f16 registers hold the whole row or column; bf16 ones
     half of it, the other half in lane l ^ 16."""
@@ -129,7 +123,7 @@ def _operand(e: Emitter, element: str, registers: list[str], h: str) -> str:
         low = e.value(f"icmp eq i32 {h}, 0")
         halves = [e.value(f"select i1 {low}, i16 {mine}, i16 {other}") for mine, other in zip(halves, theirs)] + \
                  [e.value(f"select i1 {low}, i16 {other}, i16 {mine}") for mine, other in zip(halves, theirs)]
-    return _vector(e, "i16", halves)
+    return vector(e, "i16", halves)
 
 
 def multiply_accumulate(e: Emitter, layouts: tuple[str, str], element: str, d_type: str, c_type: str,
@@ -168,7 +162,7 @@ def multiply_accumulate(e: Emitter, layouts: tuple[str, str], element: str, d_ty
     name = f"llvm.amdgcn.wmma.f32.16x16x16.{kind}"
     e.declare(name, f"declare <8 x float> @{name}({operand}, {operand}, <8 x float>)")
     product = e.value(f"call <8 x float> @{name}({operand} {a_vector}, {operand} {b_vector}, "
-                      f"<8 x float> {_vector(e, 'float', accumulators)})")
+                      f"<8 x float> {vector(e, 'float', accumulators)})")
     results = [e.value(f"extractelement <8 x float> {product}, i32 {i}") for i in range(8)]
     if d_type == "f32":
         return results
@@ -267,12 +261,13 @@ def mma_sync(e: Emitter, shape: str, element: str, d_type: str, c_type: str, a: 
     operand = "<16 x half>" if kind == "f16" else "<16 x i16>"
 
     def operand_vector(pairs: list[str]) -> str:
-        vector = e.value(f"bitcast <8 x i32> {_vector(e, 'i32', pairs)} to <16 x i16>")
-        return e.value(f"bitcast <16 x i16> {vector} to <16 x half>") if kind == "f16" else vector
+        packed = e.value(f"bitcast <8 x i32> {vector(e, 'i32', pairs)} to <16 x i16>")
+        return e.value(f"bitcast <16 x i16> {packed} to <16 x half>") if kind == "f16" else packed
+
     name = f"llvm.amdgcn.wmma.f32.16x16x16.{kind}"
     e.declare(name, f"declare <8 x float> @{name}({operand}, {operand}, <8 x float>)")
     product = e.value(f"call <8 x float> @{name}({operand} {operand_vector(a_pairs)}, {operand} "
-                      f"{operand_vector(b_pairs)}, <8 x float> {_vector(e, 'float', c_elements)})")
+                      f"{operand_vector(b_pairs)}, <8 x float> {vector(e, 'float', c_elements)})")
     results = [e.value(f"bitcast float {e.value(f'extractelement <8 x float> {product}, i32 {j}')} to i32")
                for j in range(8)]
     # D: d_i is row g (+ 8 for i >= 2), column 2t + i % 2: WMMA's lane column + 16 (row % 2), element row / 2.
