@@ -130,20 +130,25 @@ def report(work: Path, device_results: Path, device: str) -> None:
         rows.append(f"| {name} | {record['translated']}/{record['kernels']} | "
                     f"{'yes' if same else 'NO'} (exit {original.get('rc')}/{round_trip.get('rc')}) | "
                     f"`{shown.replace('|', '/')}` |")
-    text = RESULTS.read_text()
     section = "\n".join([SECTION, "",
                          f"{date.today()}: `benchmarks/breadth_round_trip.py prepare` here (nvcc 13, sm_90), "
                          f"then its device.py on {device}, then `report`. Each program's objects translated "
                          "into gfx1100 code objects; the same IR lowered to NVPTX replaced the device code, "
                          "and the relinked program ran beside nvcc's.", "", *rows, ""])
-    if SECTION in text:
-        before, after = text.split(SECTION, 1)
+    write_section(RESULTS, SECTION, section)
+    print(section)
+
+
+def write_section(results: Path, title: str, section: str) -> None:
+    """`section` in place of the results file's section headed `title` (up to the next `## `), or appended."""
+    text = results.read_text()
+    if title in text:
+        before, after = text.split(title, 1)
         rest = after.split("\n## ", 1)
         text = before + section + ("\n## " + rest[1] if len(rest) > 1 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
-    print(section)
+    results.write_text(text)
 
 
 def main() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 from functools import cache
 from pathlib import Path
@@ -135,8 +137,11 @@ def amdgpu_assembly(ir: str, target: Target = AMDGPU) -> str:
     return target_machine(target).emit_assembly(optimized_module(ir, target))
 
 
-def nvptx_assembly(ir: str) -> str:
-    return target_machine(NVPTX).emit_assembly(optimized_module(ir, NVPTX))
+def nvptx_assembly(ir: str, cpu: str = NVPTX.cpu) -> str:
+    """PTX of the IR lowered to NVPTX for `cpu` (the round trip keeps an object's own architecture: code such as
+    CUB's dispatch compares the PTX version of its kernels with the architectures it was compiled for)."""
+    target = replace(NVPTX, cpu=cpu)
+    return target_machine(target).emit_assembly(optimized_module(ir, target))
 
 
 def link_code_object(obj: bytes, work_dir: Path, name: str, lld: Path) -> bytes:

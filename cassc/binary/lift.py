@@ -16,6 +16,7 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 
+from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported,
                                attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
@@ -32,6 +33,10 @@ SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
 _INT = re.compile(r"^-?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
+# `d, [handle, {coordinates}], rest` or `[handle, {coordinates}], rest` (the operands of tex, suld, sust, txq...).
+_IMAGE_OPERANDS = re.compile(r"\s*(?:(\{[^}]*\}|[^,\[{]+?)\s*,)?\s*\[\s*([^,\]]+?)\s*(?:,\s*\{([^}]*)\})?\s*\]\s*(?:,(.*))?",
+                             re.DOTALL)
+_TOP_LEVEL = re.compile(r"\{[^}]*\}|[^,{}\s][^,{}]*")  # a rest's operands: a `{..}` vector or one operand
 _OPERAND_TYPE = re.compile(r"(?:[bsuf](?:8|16|32|64)|pred|bf16|f16x2|bf16x2|[su]16x2|b128)")  # the modifiers that are types
 
 
@@ -1350,26 +1355,190 @@ class FunctionLifter(Emitter):
         elif kind not in ("inval", "expect_tx", "complete_tx"):
             raise self.fail(f"mbarrier.{kind}")
 
+    def op_wmma(self, instruction: Instruction) -> None:
+        """wmma.load.{a,b,c} / wmma.mma / wmma.store.d of m16n16k16 fragments with f16 or bf16 inputs and f32 or
+        f16 accumulators (binary/matrices.py: the fragments' distribution is gfx1100 WMMA's on AMDGPU)."""
+        modifiers = instruction.modifiers
+        types = self.types(instruction)
+        operation = modifiers[0]
+        if matrices.SHAPE not in modifiers or not types or any(t not in ("f16", "bf16", "f32") for t in types):
+            raise self.fail(f"the tensor-core instruction '{'.'.join((instruction.opcode, *modifiers))}' (shapes other "
+                            "than m16n16k16 and element types other than f16/bf16 with f32/f16 accumulators have no "
+                            "gfx1100 WMMA) is not translated")
+        layouts = [m for m in modifiers if m in ("row", "col")]
+        space = self.space_of(instruction)
+        operands = instruction.operands
+        if operation == "load":
+            fragment, element = modifiers[1], types[-1]
+            if (fragment, element) not in matrices.FRAGMENT_REGISTERS or (fragment == "c" and element == "bf16"):
+                raise self.fail(f"wmma.load of a .{fragment} fragment of .{element}")
+            pointer, number = self.address(operands[1], space)
+            stride = self.read(operands[2], "u32") if len(operands) > 2 else "16"
+            values = matrices.load(self, fragment, layouts[0], element, pointer, number, stride)
+            for register, value in zip(self.vector(operands[0]), values):
+                self.write(register, value, element if element == "f32" else "b32")
+        elif operation == "store":
+            element = types[-1]
+            pointer, number = self.address(operands[0], space)
+            stride = self.read(operands[2], "u32") if len(operands) > 2 else "16"
+            registers = [self.read(r, element if element == "f32" else "b32") for r in self.vector(operands[1])]
+            matrices.store(self, layouts[0], element, pointer, number, stride, registers)
+        elif operation == "mma":
+            if "bf16" in types:
+                element, d_type, c_type = "bf16", types[0], types[-1]
+            else:
+                element, d_type, c_type = "f16", types[0], types[1]
+            def registers(operand: str, kind: str) -> list[str]:
+                return [self.read(r, kind if kind == "f32" else "b32") for r in self.vector(operand)]
+            d = matrices.multiply_accumulate(self, (layouts[0], layouts[1]), element, d_type, c_type,
+                                             registers(operands[1], element), registers(operands[2], element),
+                                             registers(operands[3], c_type), "satfinite" in modifiers)
+            for register, value in zip(self.vector(operands[0]), d):
+                self.write(register, value, d_type if d_type == "f32" else "b32")
+        else:
+            raise self.fail(f"wmma.{operation}")
+
+    def op_mma(self, instruction: Instruction) -> None:
+        """mma.sync.aligned.{m16n8k16,m16n8k8}.row.col with f16/bf16 inputs and f32 (or, for f16, f16)
+        accumulators: NVIDIA's fragments exchanged into and out of gfx1100's WMMA (binary/matrices.py)."""
+        modifiers = instruction.modifiers
+        types = self.types(instruction)
+        shape = next((m for m in modifiers if m in matrices.MMA_SHAPES), None)
+        if shape is None or "row" not in modifiers or "col" not in modifiers or len(types) != 4 or \
+                types[1] not in ("f16", "bf16") or types[1] != types[2] or types[0] not in ("f32", "f16") or \
+                types[3] not in ("f32", "f16") or (types[1] == "bf16" and "f16" in (types[0], types[3])) or \
+                any(m in modifiers for m in ("satfinite", "sp")):
+            self.tensor_core(instruction)
+        d_type, element, _, c_type = types
+        operands = instruction.operands
+        a = [self.read(r, "b32") for r in self.vector(operands[1])]
+        b = [self.read(r, "b32") for r in self.vector(operands[2])]
+        c = [self.read(r, c_type if c_type == "f32" else "b32") for r in self.vector(operands[3])]
+        d = matrices.mma_sync(self, shape, element, d_type, c_type, a, b, c)
+        for register, value in zip(self.vector(operands[0]), d):
+            self.write(register, value, d_type if d_type == "f32" else "b32")
+
+    def op_ldmatrix(self, instruction: Instruction) -> None:
+        """ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 d, [row address]."""
+        modifiers = instruction.modifiers
+        count = next((int(m[1:]) for m in modifiers if m in ("x1", "x2", "x4")), 0)
+        if "m8n8" not in modifiers or "b16" not in modifiers or not count:
+            self.tensor_core(instruction)
+        space = "shared" if any(m.startswith("shared") for m in modifiers) else "generic"
+        pointer, number = self.address(instruction.operands[1], space)
+        registers = matrices.ldmatrix(self, count, "trans" in modifiers, pointer, number)
+        for register, value in zip(self.vector(instruction.operands[0]), registers):
+            self.write(register, value, "b32")
+
     def tensor_core(self, instruction: Instruction) -> None:
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
-                        "NVIDIA's; gfx1100's WMMA distributes matrices differently) is not translated")
+                        "NVIDIA's; the forms gfx1100's WMMA has are translated: wmma m16n16k16 and mma.sync m16n8k16/m16n8k8 "
+                        "with f16/bf16 inputs, ldmatrix m8n8.b16) is not translated")
 
-    def texture(self, instruction: Instruction) -> None:
-        kind = "surface" if instruction.opcode.startswith("su") else "texture"
-        raise self.fail(f"the {kind} instruction '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
-                        "translated (texture and surface objects are not supported yet)")
+    # texture and surface objects (binary/images.py)
+    def image_operands(self, instruction: Instruction) -> tuple[list[str], str, list[str], list[list[str]]]:
+        """`d, [handle, {c0, c1..}], extra..` (tex, tld4, suld, txq, suq) or `[handle, {c..}], {v..}` (sust):
+        (the destinations, the handle, the coordinates, each operand after the brackets)."""
+        match = _IMAGE_OPERANDS.fullmatch(",".join(instruction.operands))
+        if match is None or "|" in (match.group(1) or ""):
+            raise self.fail("texture/surface operands of this shape (predicate results) are not translated")
+        destinations = self.vector(match.group(1)) if match.group(1) else []
+        coordinates = [c.strip() for c in match.group(3).split(",")] if match.group(3) else []
+        after = [self.vector(group) for group in _TOP_LEVEL.findall(match.group(4) or "")]
+        return destinations, match.group(2).strip(), coordinates, after
 
-    op_tex = texture
-    op_tld4 = texture
-    op_txq = texture
-    op_suld = texture
-    op_sust = texture
-    op_sured = texture
-    op_suq = texture
+    def image_coordinates(self, geometry_name: str, operands: list[str], coordinate_type: str) -> images.Coordinates:
+        geometry = images.GEOMETRIES.get(geometry_name)
+        if geometry is None or len(operands) != geometry.operands:
+            raise self.fail(f"texture/surface geometry '{geometry_name}' with {len(operands)} coordinates")
+        layer = self.read(operands[0], "s32") if geometry.layered else None
+        first = 1 if geometry.layered else 0
+        values = tuple(self.read(o, coordinate_type) for o in operands[first:first + geometry.dimensions])
+        return images.Coordinates(values, layer)
 
-    op_mma = tensor_core
-    op_wmma = tensor_core
-    op_ldmatrix = tensor_core
+    def op_tex(self, instruction: Instruction) -> None:
+        """tex{.level,.grad}.geometry.v4.dtype.ctype d, [texture object, {coordinates}]{, lod | , dPdx, dPdy};
+        tld4.{r,g,b,a}.2d.v4.dtype.f32 d, [texture object, {coordinates}]."""
+        modifiers = instruction.modifiers
+        geometry_name = next((m for m in modifiers if m in images.GEOMETRIES), None)
+        result_type, coordinate_type = (self.types(instruction) + ["", ""])[:2]
+        if geometry_name is None or "v4" not in modifiers or result_type not in ("f32", "s32", "u32") \
+                or coordinate_type not in ("f32", "s32"):
+            raise self.fail(f"the texture instruction '{'.'.join((instruction.opcode, *modifiers))}' (a form other "
+                            "than four f32/s32/u32 channels at f32/s32 coordinates) is not translated")
+        destinations, handle, coordinates, after = self.image_operands(instruction)
+        gather = modifiers[0] if instruction.opcode == "tld4" else None
+        lod = gradients = None
+        dimensions = images.GEOMETRIES[geometry_name].dimensions
+        if "level" in modifiers and len(after) == 1:
+            lod = self.read(after[0][0], "f32")
+        elif "grad" in modifiers and len(after) == 2:
+            gradients = ([self.read(o, "f32") for o in after[0][:dimensions]],
+                         [self.read(o, "f32") for o in after[1][:dimensions]])
+        elif after or (geometry_name in ("cube", "acube") and coordinate_type == "s32") or (
+                gather is not None and geometry_name != "2d"):
+            raise self.fail(f"the texture instruction '{'.'.join((instruction.opcode, *modifiers))}' (offsets, depth "
+                            "compare, integer cube coordinates) is not translated")
+        channels = images.texture(self, geometry_name, self.read(handle, "b64"),
+                                  self.image_coordinates(geometry_name, coordinates, coordinate_type),
+                                  coordinate_type, result_type, lod, gradients, gather)
+        for register, channel in zip(destinations, channels):
+            self.write(register, channel, result_type)
+
+    op_tld4 = op_tex
+
+    def surface_access(self, instruction: Instruction) -> tuple[str, int, int, str]:
+        """(geometry, element bits, elements, boundary mode) of suld.b/sust.b."""
+        modifiers = instruction.modifiers
+        geometry_name = next((m for m in modifiers if m in images.GEOMETRIES and m not in ("cube", "acube")), None)
+        element = self.types(instruction)
+        count = 4 if "v4" in modifiers else 2 if "v2" in modifiers else 1
+        if "b" not in modifiers or geometry_name is None or not element or element[-1][0] != "b":
+            raise self.fail(f"the surface instruction '{'.'.join((instruction.opcode, *modifiers))}' (formatted "
+                            "accesses) is not translated")
+        bits = width(element[-1])
+        if bits * count > 128:
+            raise self.fail(f"the surface access '{'.'.join((instruction.opcode, *modifiers))}' (more than 128 bits)")
+        boundary = next((m for m in modifiers if m in ("trap", "clamp", "zero")), "trap")
+        return geometry_name, bits, count, boundary
+
+    def op_suld(self, instruction: Instruction) -> None:
+        """suld.b.geometry{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surface object, {x in bytes, y, z}]."""
+        geometry_name, bits, count, boundary = self.surface_access(instruction)
+        destinations, handle, coordinates, _ = self.image_operands(instruction)
+        values = images.surface_load(self, geometry_name, self.read(handle, "b64"),
+                                     self.image_coordinates(geometry_name, coordinates, "s32"), bits, count, boundary)
+        for register, value in zip(destinations, values):
+            self.write(register, value, f"b{bits}")
+
+    def op_sust(self, instruction: Instruction) -> None:
+        """sust.b.geometry{.v2,.v4}.bN{.trap,.clamp,.zero} [surface object, {x in bytes, y, z}], {values}."""
+        geometry_name, bits, count, boundary = self.surface_access(instruction)
+        _, handle, coordinates, after = self.image_operands(instruction)
+        if len(after) != 1 or len(after[0]) != count:
+            raise self.fail("sust without its values")
+        images.surface_store(self, geometry_name, self.read(handle, "b64"),
+                             self.image_coordinates(geometry_name, coordinates, "s32"), bits,
+                             [self.read(v, f"b{bits}") for v in after[0]], boundary)
+
+    def op_txq(self, instruction: Instruction) -> None:
+        """txq.attribute.b32 / suq.attribute.b32 d, [object]: the object's extents."""
+        destinations, handle, _, _ = self.image_operands(instruction)
+        attribute = next((m for m in instruction.modifiers if m not in ("b32", "level")), "")
+        value = None if "level" in instruction.modifiers else \
+            images.query(self, instruction.opcode == "suq", attribute, self.read(handle, "b64"))
+        if value is None:
+            kind = "surface" if instruction.opcode == "suq" else "texture"
+            raise self.fail(f"the {kind} query '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "
+                            "translated (the image descriptor does not hold CUDA's formats, sampler state or "
+                            "per-level extents)")
+        self.write(destinations[0], value, "b32")
+
+    op_suq = op_txq
+
+    def op_sured(self, instruction: Instruction) -> None:
+        raise self.fail("the surface reduction 'sured' is not translated")
+
     op_stmatrix = tensor_core
     op_wgmma = tensor_core
 

@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""The binary path on corpora it was not tuned to: each program's objects built by NVIDIA's nvcc, linked by cassc.
+
+Each program is built by its own build system, unmodified, in a scratch copy, with `nvcc` (first on PATH, and
+`$CUDAHOME/bin/nvcc` for Parboil) replaced by `nvcc-stand-in` (this file's `nvcc` command):
+
+  compile  a command that compiles only (`-c`...) runs NVIDIA's nvcc 13 with `-arch=sm_80` in place of the
+           build's GPU architecture options;
+  link     a command that links (compiling its sources first with nvcc, as above) hands the objects, libraries
+           and options to cassc, which translates the device code for gfx1100 and links the executable; with
+           --round-trip the same objects are also linked by nvcc as they are (`<output>.original`) and with
+           every object's device code replaced by the NVPTX lowering of cassc's IR (ptxas, fatbinary,
+           objcopy: `<output>.roundtrip`).
+
+A program counts in "objects built" when nvcc compiled everything its build asked for and the build reached
+its link; it is "linked" when cassc wrote the executable. Corpora: book (CUDA by Example: `nvcc -o P P.cu` in
+its chapter), parboil (`common/mk/Makefile` as corpora_build.py runs it), shoc (configure + make), hecbench
+(`make CC=nvcc ARCH=sm_80` in a seeded sample of the in-reach `*-cuda` benchmarks, as binary_path.py draws it).
+`pack` puts the round-trip pairs that run without a display (book: no arguments; HeCBench: its Makefile's `run`
+arguments and data files) with binary_path.py's device script; `report` writes the per-corpus rows into
+benchmarks/results/binary-path.md.
+
+    .venv/bin/python benchmarks/binary_corpora.py build book /work/corpora/book --work /tmp/bc --round-trip
+    .venv/bin/python benchmarks/binary_corpora.py build hecbench /work/corpora/hecbench --work /tmp/bc --sample 40
+    .venv/bin/python benchmarks/binary_corpora.py pack --work /tmp/bc --out .dev-binpath/corpora
+    (on the GPU)  python3 .dev-binpath/corpora/device.py .dev-binpath/corpora $OUT --timeout 60 --jobs 4
+    .venv/bin/python benchmarks/binary_corpora.py report --work /tmp/bc --device-results results-1-of-1.json \
+        --device "one H100 (sm_90)"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+
+CUDA = Path("/usr/local/cuda")
+RESULTS = REPO_ROOT / "benchmarks" / "results" / "binary-path.md"
+SECTION = "## Per corpus: nvcc-built objects linked by cassc"
+ARCH = "sm_80"
+SOURCE = re.compile(r"\.(cu|c|cc|cpp|cxx|C)$")
+INPUT = re.compile(r"\.(o|a|so(\.\d+)*)$")
+# Options that choose GPU architectures (with a separate value where the option takes one).
+ARCH_OPTIONS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
+COMPILE_ONLY = {"-c", "--compile", "-E", "--preprocess", "-M", "-MM", "-ptx", "--ptx", "-cubin", "--cubin",
+                "-fatbin", "--fatbin", "-dryrun", "--dryrun", "--version", "-V", "-dlink", "--device-link",
+                "-lib", "--lib", "-cuda", "--cuda", "--help", "-h", "-odir"}
+STAND_IN = """#!/bin/sh
+exec {python} {script} nvcc "$@"
+"""
+
+
+# ------------------------------------------------------------------------------------------------
+# the nvcc stand-in a build runs
+
+def without_arch(arguments: list[str]) -> list[str]:
+    kept: list[str] = []
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+            continue
+        name = argument.split("=", 1)[0]
+        if name in ARCH_OPTIONS:
+            skip = "=" not in argument
+            continue
+        kept.append(argument)
+    return kept
+
+
+def output_of(arguments: list[str]) -> str:
+    for index, argument in enumerate(arguments):
+        if argument in ("-o", "--output-file") and index + 1 < len(arguments):
+            return arguments[index + 1]
+        if argument.startswith("--output-file="):
+            return argument.split("=", 1)[1]
+    return "a.out"
+
+
+def record(entry: dict[str, object]) -> None:
+    log = os.environ.get("CASSC_CORPORA_LOG")
+    if log:
+        with open(log, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+def round_trip_object(obj: Path, into: Path) -> str | None:
+    """A copy of `obj` whose device code is the NVPTX lowering of cassc's IR; None, or why not."""
+    from cassc.binary.codegen import data_layout, nvptx_assembly
+    from cassc.binary.extract import read_binary
+    from cassc.binary.lift import NVPTX, lift_module
+    from cassc.binary.ptx import parse_ptx
+    from cassc.errors import CasscError
+
+    shutil.copyfile(obj, into)
+    try:
+        modules = read_binary(obj)
+    except CasscError as error:
+        return str(error)
+    for module in modules:
+        if module.images[0].section != ".nv_fatbin":
+            return "relocatable device code"
+        parsed = parse_ptx(module.best_ptx() or "")
+        lifted = lift_module(parsed, NVPTX, data_layout(NVPTX))
+        if lifted.failures:
+            return "; ".join(lifted.failures.values())[:300]
+        stem = into.with_suffix("")
+        arch = parsed.target.split()[0] if parsed.target.startswith("sm_") else NVPTX.cpu  # the object's own
+        Path(f"{stem}.ptx").write_text(nvptx_assembly(lifted.ir, arch))
+        for step in ([str(CUDA / "bin" / "ptxas"), f"-arch={arch}", f"{stem}.ptx", "-o", f"{stem}.cubin"],
+                     # with the PTX, as nvcc's own -arch=sm_80: a newer GPU (sm_90) runs it JIT-compiled
+                     [str(CUDA / "bin" / "fatbinary"), "-64", f"--create={stem}.fatbin",
+                      f"--image3=kind=elf,sm={arch.removeprefix('sm_')},file={stem}.cubin",
+                      f"--image3=kind=ptx,sm={arch.removeprefix('sm_')},file={stem}.ptx"],
+                     ["objcopy", f"--update-section=.nv_fatbin={stem}.fatbin", str(into)]):
+            done = subprocess.run(step, capture_output=True, text=True)
+            if done.returncode != 0:
+                return f"{Path(step[0]).name}: {done.stderr.strip()[:200]}"
+    return None
+
+
+def stand_in(arguments: list[str]) -> int:
+    nvcc = str(CUDA / "bin" / "nvcc")
+    arguments = [*without_arch(arguments), f"-arch={ARCH}"]
+    inputs = [a for a in arguments if SOURCE.search(a) or INPUT.search(a)]
+    if COMPILE_ONLY & set(arguments) or not inputs:
+        return subprocess.run([nvcc, *arguments]).returncode
+    output = output_of(arguments)
+    # Sources on a link line are compiled first, by nvcc, with the line's compile options.
+    compile_options = [a for i, a in enumerate(arguments) if not (SOURCE.search(a) or INPUT.search(a))
+                       and a not in ("-o", "--output-file") and (i == 0 or arguments[i - 1] not in ("-o", "--output-file"))
+                       and not a.startswith(("-l", "-L", "-Xlinker", "-Wl,"))]
+    scratch = Path(tempfile.mkdtemp(prefix="corpora-link-", dir=Path(output).resolve().parent))
+    link = []
+    for argument in arguments:
+        if SOURCE.search(argument) and Path(argument).is_file():
+            obj = scratch / f"{len(link)}-{Path(argument).stem}.o"
+            if subprocess.run([nvcc, *compile_options, "-c", argument, "-o", str(obj)]).returncode != 0:
+                shutil.rmtree(scratch, ignore_errors=True)
+                return 1
+            link.append(str(obj))
+        else:
+            link.append(argument)
+    done = subprocess.run([sys.executable, "-c", "import sys; from cassc.cli import main; sys.exit(main())", *link],
+                          capture_output=True, text=True, errors="replace")
+    sys.stderr.write(done.stderr)
+    entry: dict[str, object] = {"output": str(Path(output).resolve()), "linked": done.returncode == 0
+                                and Path(output).is_file(), "error": done.stderr.strip()[-1500:]}
+    if os.environ.get("CASSC_CORPORA_ROUND_TRIP") and entry["linked"]:
+        shutil.copyfile(output, f"{output}.gfx1100")
+        at = link.index(output) - 1 if output in link else len(link)
+        link = link[:at] + link[at + 2:]  # the variants' own -o follows
+        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True)
+        objects = [a for a in link if a.endswith(".o") and Path(a).is_file()]
+        replaced, why = [], []
+        for index, obj in enumerate(objects):
+            copy = scratch / f"rt{index}-{Path(obj).name}"
+            reason = round_trip_object(Path(obj), copy)
+            replaced.append(str(copy))
+            if reason:
+                why.append(f"{Path(obj).name}: {reason}")
+        relinked = subprocess.run([nvcc, *[replaced[objects.index(a)] if a in objects else a for a in link],
+                                   "-o", f"{output}.roundtrip"], capture_output=True, text=True)
+        entry["round_trip"] = original.returncode == 0 and relinked.returncode == 0 and not why
+        entry["round_trip_note"] = "; ".join(why)[:400] or relinked.stderr.strip()[:300]
+    record(entry)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return done.returncode
+
+
+# ------------------------------------------------------------------------------------------------
+# building a corpus
+
+def environment(work: Path, round_trip: bool) -> dict[str, str]:
+    home = work / "cuda-home"
+    (home / "bin").mkdir(parents=True, exist_ok=True)
+    for name in ("include", "lib64", "nvvm"):
+        if not (home / name).exists():
+            (home / name).symlink_to(CUDA / name)
+    script = home / "bin" / "nvcc"
+    script.write_text(STAND_IN.format(python=sys.executable, script=Path(__file__).resolve()))
+    script.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
+    env.update(PATH=f"{home / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+               CUDA_PATH=str(home), CUDA_HOME=str(home), CASSC_CACHE_DIR=str(work / "cassc-cache"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+    if round_trip:
+        env["CASSC_CORPORA_ROUND_TRIP"] = "1"
+    return env
+
+
+def hecbench_sample(root: Path, size: int, seed: int) -> dict[str, Path]:
+    from binary_path import in_reach
+
+    source = root / "src"
+    names = sorted(d.name for d in source.iterdir() if d.name.endswith("-cuda") and in_reach(d))
+    random.Random(seed).shuffle(names)
+    return {name: source / name for name in names[:size]}
+
+
+def build(args: argparse.Namespace) -> None:
+    from corpora_build import (BOOK_GL_HELPERS, build_parboil_with, build_shoc, book_programs,  # noqa: F401
+                               parboil_programs, shoc_programs)
+    from hecbench_build import first_error
+
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    root = args.checkout.resolve()
+    state_path = work / f"{args.corpus}.json"
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    env = environment(work, args.round_trip)
+    tree = work / f"{args.corpus}-tree"
+    if not tree.exists():
+        ignore = shutil.ignore_patterns(".git")
+        if args.corpus == "hecbench":
+            (tree / "src").mkdir(parents=True)
+            for extra in ("include", "data"):
+                if (root / "src" / extra).exists():
+                    (tree / "src" / extra).symlink_to(root / "src" / extra)
+        else:
+            shutil.copytree(root, tree, symlinks=True, ignore=ignore)
+    programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs}.get(args.corpus)
+    chosen = programs(tree) if programs else hecbench_sample(root, args.sample, args.seed)
+    if args.corpus == "shoc":
+        log = work / "shoc.links.jsonl"
+        log.unlink(missing_ok=True)
+        built = build_shoc(tree, list(chosen), {**env, "CASSC_CORPORA_LOG": str(log)}, args.timeout)
+        links = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        for program, result in built.items():
+            mine = [e for e in links if Path(e["output"]).name == Path(program).name]
+            state[program] = {"objects": bool(mine), "linked": result.ok and any(e["linked"] for e in mine),
+                              "error": (mine[-1]["error"] if mine else result.first_error)[-600:]}
+        state_path.write_text(json.dumps(state, indent=1))
+        return
+    for index, (program, directory) in enumerate(chosen.items(), 1):
+        if program in state and not args.again:
+            continue
+        log = work / "links" / f"{args.corpus}-{program.replace('/', '_')}.jsonl"
+        log.parent.mkdir(exist_ok=True)
+        log.unlink(missing_ok=True)
+        run_env = {**env, "CASSC_CORPORA_LOG": str(log)}
+        started = time.monotonic()
+        if args.corpus == "book":
+            source = tree / f"{program}.cu"
+            libraries = ["-lGL", "-lGLU", "-lglut"] if BOOK_GL_HELPERS.search(source.read_text(errors="replace")) else []
+            command, cwd = ["nvcc", "-o", source.stem, source.name, *libraries], source.parent
+        elif args.corpus == "parboil":
+            benchmark, version = program.split("/")
+            cwd = tree / "benchmarks" / benchmark
+            builddir = f"build/{version}_binary"
+            shutil.rmtree(cwd / builddir, ignore_errors=True)
+            command = ["make", "-j1", "-f", str(tree / "common" / "mk" / "Makefile"), "default",
+                       f"SRCDIR=src/{version}", f"BUILDDIR={builddir}", f"BIN={builddir}/{benchmark}.x",
+                       f"PARBOIL_ROOT={tree}", "PLATFORM=default", f"BUILD={version}", f"CUDAHOME={env['CUDA_PATH']}"]
+        else:
+            cwd = tree / "src" / program
+            shutil.rmtree(cwd, ignore_errors=True)
+            shutil.copytree(directory, cwd, symlinks=True)
+            command = ["make", "-j1", "CC=nvcc", f"ARCH={ARCH}"]
+        try:
+            done = subprocess.run(command, cwd=cwd, env=run_env, capture_output=True, text=True, errors="replace",
+                                  timeout=args.timeout)
+            output, rc = done.stdout + done.stderr, done.returncode
+        except subprocess.TimeoutExpired:
+            output, rc = "timed out", -1
+        links = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        entry = {"objects": bool(links), "linked": bool(links) and all(e["linked"] for e in links),
+                 "seconds": round(time.monotonic() - started, 1), "cwd": str(cwd),
+                 "error": next((e["error"] for e in links if not e["linked"]), "" if links else first_error(output)
+                               or output[-300:])[-600:],
+                 "outputs": [e["output"] for e in links], "round_trip": bool(links) and all(
+                     e.get("round_trip") for e in links),
+                 "round_trip_note": "; ".join(e.get("round_trip_note", "") for e in links if e.get("round_trip_note"))}
+        state[program] = entry
+        state_path.write_text(json.dumps(state, indent=1))
+        print(f"[{args.corpus} {index}/{len(chosen)}] {program}: objects {'yes' if entry['objects'] else 'no'}, "
+              f"linked {'yes' if entry['linked'] else 'no'} {entry['error'][:160] if not entry['linked'] else ''} "
+              f"rc {rc}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# the GPU round trip and the report
+
+def pack(args: argparse.Namespace) -> None:
+    from binary_path import DEVICE_SCRIPT, data_files, run_arguments
+    from corpora_build import BOOK_GL_HELPERS
+
+    out = args.out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    jobs = []
+    for corpus in ("book", "hecbench"):
+        state_path = args.work / f"{corpus}.json"
+        if not state_path.exists():
+            continue
+        for program, entry in json.loads(state_path.read_text()).items():
+            if not entry.get("round_trip") or len(entry["outputs"]) != 1:
+                continue
+            executable = Path(entry["outputs"][0])
+            if corpus == "book" and BOOK_GL_HELPERS.search(executable.with_suffix(".cu").read_text(errors="replace")):
+                continue  # it shows its result in a window
+            arguments: list[str] = []
+            if corpus == "hecbench":
+                found = run_arguments(Path(entry["cwd"]))
+                if found is None:
+                    continue
+                arguments = found
+            name = f"{corpus}/{program}".replace("/", "__")
+            target = out / name
+            target.mkdir()
+            for variant in ("original", "roundtrip"):
+                shutil.copyfile(f"{executable}.{variant}", target / variant)
+                (target / variant).chmod(0o755)
+                subprocess.run(["strip", variant], cwd=target)
+            if corpus == "hecbench":
+                for path, place in data_files(args.hecbench / "src" / program, arguments).items():
+                    destination = out / name / place.relative_to(program) if place.parts[0] == program \
+                        else out / place
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    if not destination.exists():
+                        shutil.copyfile(path, destination)
+            jobs.append({"name": name, "args": arguments})
+    (out / "jobs.json").write_text(json.dumps(jobs))
+    (out / "device.py").write_text(DEVICE_SCRIPT)
+    print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
+
+
+def report(args: argparse.Namespace) -> None:
+    from binary_path import same_output
+    from breadth_round_trip import write_section
+
+    runs: dict[str, dict] = {}  # program -> variant -> its run (device.py's parts merged)
+    for path in args.device_results or []:
+        for name, variants in json.loads(Path(path).read_text()).items():
+            runs.setdefault(name, {}).update(variants)
+    rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / original ran |",
+            "|---|---|---|---|---|"]
+    failures = []
+    for corpus in ("book", "parboil", "shoc", "hecbench"):
+        state_path = args.work / f"{corpus}.json"
+        if corpus == "shoc" and not state_path.exists() and args.shoc is not None:
+            from corpora_build import shoc_programs
+            rows.append(f"| shoc | {len(shoc_programs(args.shoc))} | 0: nvcc 13 compiles none (texture references and "
+                        "other API CUDA removed; `corpora-build.md`'s nvcc column), so there is nothing to link | - | - |")
+            continue
+        if not state_path.exists():
+            continue
+        state = json.loads(state_path.read_text())
+        built = [p for p, e in state.items() if e["objects"]]
+        linked = [p for p in built if state[p]["linked"]]
+        same = ran = 0
+        for program in linked:
+            name = f"{corpus}/{program}".replace("/", "__")
+            original, round_trip = runs.get(name, {}).get("original"), runs.get(name, {}).get("roundtrip")
+            if not original or original.get("rc") != 0:
+                continue
+            ran += 1
+            if round_trip and round_trip.get("rc") == 0 and same_output(original["stdout"], round_trip["stdout"]):
+                same += 1
+            else:
+                failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
+        share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
+        packed = any(name.startswith(f"{corpus}__") for name in runs)
+        trip = f"{same} / {ran}" if packed else "not run" + (" (its runs need the Parboil driver's data sets and "
+                                                             "arguments)" if corpus == "parboil" else "")
+        rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
+        failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
+                     for p in built if not state[p]["linked"]]
+    section = "\n".join([SECTION, "",
+                         f"{date.today()}: `benchmarks/binary_corpora.py build` per corpus here (each program's own "
+                         f"build; nvcc 13 compiles with `-arch={ARCH}`, cassc links), `pack`, its device.py on "
+                         f"{args.device}, `report`. \"objects built\": nvcc compiled everything and the build reached "
+                         "its link. Round trip: the same objects with the NVPTX lowering of cassc's IR as device code, "
+                         "linked by nvcc, run beside nvcc's own link (programs that run without a display and, for "
+                         "HeCBench, with their Makefile's `run` arguments); lines naming times are left out.",
+                         "", *rows, "", *failures, ""])
+    write_section(RESULTS, SECTION, section)
+    print(section)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "nvcc":
+        sys.exit(stand_in(sys.argv[2:]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    building = commands.add_parser("build")
+    building.add_argument("corpus", choices=["book", "parboil", "shoc", "hecbench"])
+    building.add_argument("checkout", type=Path)
+    building.add_argument("--work", type=Path, required=True)
+    building.add_argument("--round-trip", action="store_true")
+    building.add_argument("--sample", type=int, default=40, help="HeCBench: how many benchmarks of the seeded order")
+    building.add_argument("--seed", type=int, default=5)
+    building.add_argument("--timeout", type=float, default=900)
+    building.add_argument("--again", action="store_true", help="rebuild programs already recorded")
+    packing = commands.add_parser("pack")
+    packing.add_argument("--work", type=Path, required=True)
+    packing.add_argument("--out", type=Path, required=True)
+    packing.add_argument("--hecbench", type=Path, default=Path("/work/corpora/hecbench"))
+    reporting = commands.add_parser("report")
+    reporting.add_argument("--work", type=Path, required=True)
+    reporting.add_argument("--device-results", nargs="*")
+    reporting.add_argument("--device", required=True, help="the GPU the device results came from")
+    reporting.add_argument("--shoc", type=Path, help="SHOC's checkout, for its row when it was not built")
+    args = parser.parse_args()
+    {"build": build, "pack": pack, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
