@@ -8,6 +8,13 @@
  */
 #pragma once
 #include <hip/hip_runtime.h>
+/* nvcc's cuda_runtime.h includes <math.h> and <stdlib.h> (crt/math_functions.h), so a unit that includes
+ * only <cmath> still calls the global host isfinite/isnan/isinf, abs... libstdc++ declares those only in
+ * <math.h>; clang's HIP wrapper includes <cmath> alone. */
+#if defined(__cplusplus)
+#include <math.h>
+#include <stdlib.h>
+#endif
 /* rocThrust picks its CUDA back end when it sees __CUDACC__: its compiler detection runs here, before
  * nvcc's macros exist, and its #pragma once keeps that answer (HIP) for the unit's own includes. */
 #if defined(__cplusplus) && __has_include(<thrust/system/hip/config.h>)
