@@ -22,11 +22,15 @@ started=$SECONDS
 mkdir -p "$work/hecbench" "$work/bin" "$work/data" "$OUT/state"
 tar -C "$work" -xJf "$carry/$toolchain.tar.xz"
 tar -C "$work/hecbench" -xJf "$carry/hecbench-sources.tar.xz"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$work/site" "$carry"/wheels/*.whl
+# Into the user site: the stand-in toolkit's nvcc (Makefiles that call nvcc by name) runs Python with -E,
+# which ignores PYTHONPATH but not the user site.
+python3 -m pip install -q --user --break-system-packages --no-index --no-deps --no-compile --no-cache-dir \
+  "$carry"/wheels/*.whl
 cp "$carry"/state/*.json "$OUT/state/" 2>/dev/null || true
-printf '#!/bin/sh\nexec python3 -m cassc "$@"\n' > "$work/bin/cassc"
+# -P: cassc from $repo, never from the directory a command runs in (this checkout's own cassc/ is here).
+printf '#!/bin/sh\nexec python3 -P -m cassc "$@"\n' > "$work/bin/cassc"
 chmod +x "$work/bin/cassc"
-export PYTHONPATH="$work/site:$repo" ROCM_PATH="$work/rocm" CASSC_DATA_DIR="$work/data" PYTHONUNBUFFERED=1
+export PYTHONPATH="$repo" ROCM_PATH="$work/rocm" CASSC_DATA_DIR="$work/data" PYTHONUNBUFFERED=1
 python3 -m compileall -q "$repo/cassc"
 build() {  # build SECONDS VARIANTS [ARGS...]: stopped before the command's own limit, so the state comes back
     local limit=$1 chosen=$2

@@ -229,14 +229,16 @@ def device(args: argparse.Namespace) -> None:
                     return
                 benchmark = queue.pop(0)
             result = results[benchmark.name]
-            runs = run_pair(benchmark, trees, gpu_env, started, args.deadline_s)
+            runs = run_pair(benchmark, trees, gpu_env, started, args.deadline_s, args.run_limit_s)
             with lock:
                 result.command, result.runs = runs
                 log(started, f"gpu {gpu} {benchmark.name}: exit {[r.exit_status for r in result.runs['original']]}"
                              f" / {[r.exit_status for r in result.runs['translated']]}")
                 write_results([progress, out / "results.json"], results)
 
-    workers = [threading.Thread(target=worker, args=(gpu,)) for gpu in range(gpu_count())]
+    # More than one worker per GPU shares it: outputs still compare, runtime ratios get noisier.
+    workers = [threading.Thread(target=worker, args=(index % gpu_count(),))
+               for index in range(gpu_count() * args.runs_per_gpu)]
     for thread in workers:
         thread.start()
     for thread in workers:
@@ -272,12 +274,12 @@ def gpu_count() -> int:
 
 
 def run_pair(benchmark: Benchmark, trees: dict[str, Path], env: dict[str, str], started: float,
-             deadline_s: float) -> tuple[str, dict[str, list[Run]]]:
+             deadline_s: float, limit_s: float = RUN_TIMEOUT_S) -> tuple[str, dict[str, list[Run]]]:
     """The original and the translated program, alternately, on one GPU. When the original's first
     run fails there is nothing to compare with, and the translated program is not run."""
     command = run_command(trees["original"] / "src" / f"{benchmark.name}-cuda", benchmark, env)
     return command, alternate_runs(lambda variant: run_once(command, trees[variant] / "src" / f"{benchmark.name}-cuda",
-                                                            env),
+                                                            env, limit_s),
                                    lambda: time.monotonic() - started <= deadline_s)
 
 
@@ -329,11 +331,11 @@ def run_command(directory: Path, benchmark: Benchmark, env: dict[str, str]) -> s
     return "\n".join(["set -e", *lines])  # a recipe line may end in ';' (che: `rm -rf out;`)
 
 
-def run_once(command: str, directory: Path, env: dict[str, str]) -> Run:
+def run_once(command: str, directory: Path, env: dict[str, str], limit_s: float = RUN_TIMEOUT_S) -> Run:
     started = time.perf_counter()
     try:
         process = subprocess.run(["bash", "-c", command], cwd=directory, env=env, text=True, errors="replace",
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_S)
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=limit_s)
         status, output = process.returncode, process.stdout
     except subprocess.TimeoutExpired as expired:
         status, output = TIMED_OUT, (expired.stdout or b"").decode(errors="replace") if isinstance(expired.stdout, bytes) \
@@ -571,6 +573,9 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--work", default="/tmp/hecbench-verify")
     p.add_argument("--deadline-s", type=float, default=480)
+    p.add_argument("--run-limit-s", type=float, default=RUN_TIMEOUT_S,
+                   help="stop a run after this long (programs whose defaults run longer, e.g. the library ones)")
+    p.add_argument("--runs-per-gpu", type=int, default=1, help="benchmarks run at once on each GPU")
     p = steps.add_parser("collect")
     p.add_argument("results")
     p = steps.add_parser("report")
