@@ -271,6 +271,19 @@ def test_cmath_alone_gives_the_global_host_classification_functions(cassc, tmp_p
     cassc("main.cu", "-o", "app")
 
 
+def test_cudas_host_math_functions_that_glibc_lacks(cassc, tmp_path: Path) -> None:
+    """rsqrt/rcbrt and their float forms: nvcc's headers define them for host code too, HIP for the device
+    only; host, device and __host__ __device__ callers all compile, and the host ones compute as CUDA's."""
+    write(tmp_path / "main.cu", """\
+#include <cstdio>
+__host__ __device__ float both(float x) { return rsqrtf(x) + rcbrtf(x); }
+__global__ void k(float* out, float x) { out[0] = rsqrtf(x) + rcbrt(8.0) + both(x); }
+int main() { std::printf("%g %g %g %g\\n", rsqrtf(4.0f), rsqrt(16.0), rcbrtf(8.0f), both(64.0f)); }
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "0.5 0.25 0.5 0.375\n"
+
+
 def test_legacy_cublas_programs_and_configure_checks_link(cassc, tmp_path: Path) -> None:
     """cuBLAS's legacy API (<cublas.h>: cublasInit, character transposes, results returned) over hipBLAS,
     and autoconf's AC_CHECK_LIB(cublas, cublasInit), which links the bare symbol with -lcublas."""
