@@ -27,6 +27,10 @@ from an empty cache. The report also measures hipify speed over every `*-cuda` s
     .venv/bin/python benchmarks/hecbench_build.py /path/to/HeCBench            # everything
     .venv/bin/python benchmarks/hecbench_build.py HECBENCH --sample 100        # a seeded sample
     .venv/bin/python benchmarks/hecbench_build.py HECBENCH --only 'adam|atomic' --variants cassc
+
+One column per toolchain: each toolchain's cassc results live in their own --state (which records the
+toolchain that built them, from `cassc doctor --json`); `--column STATE` adds another toolchain's state to
+the report, whose first lines then say `built N of M in-reach benchmarks (HIP X.Y, clang-NN)` per toolchain.
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ FIRST_ERROR = re.compile(
     r"((?:cassc|nvcc) fatal\s*:.*|.*\bfatal error\b.*|.*\berror:.*|.*undefined reference.*|.*\bld(\.lld)?: .*|"
     r"Traceback .*|.*No rule to make target.*)")
 NEEDS_LIBRARY = re.compile(r"cassc fatal\s*:.*\bneeds (\S+) \(for ")
+TOOLCHAIN_FILE = "toolchain.json"  # in --state: the toolchain its cassc results were built with
+TOOLCHAIN_VARIABLES = ("CASSC_ROCM_PATH", "CASSC_DATA_DIR")
 
 
 @dataclass
@@ -219,6 +225,24 @@ def save_state(state: Path, variant: str, entries: dict[str, dict]) -> None:
     temporary = state / f".{variant}.json.tmp"
     temporary.write_text(json.dumps(entries, indent=1))
     temporary.replace(state / f"{variant}.json")
+
+
+def record_toolchain(cassc: str, state: Path) -> None:
+    """The toolchain the cassc builds in `state` used, as `cassc doctor --json` names it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASSC_") or k in TOOLCHAIN_VARIABLES}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    printed = subprocess.run([cassc, "doctor", "--json"], env=env, capture_output=True, text=True).stdout
+    state.mkdir(parents=True, exist_ok=True)
+    (state / TOOLCHAIN_FILE).write_text(json.dumps(json.loads(printed)["toolchain"], indent=1))
+
+
+def toolchain_label(state: Path, cassc: str) -> str:
+    """`HIP X.Y, clang-NN` of the toolchain that built `state`'s cassc results (recorded with them; for
+    older states, the one cassc finds here)."""
+    if not (state / TOOLCHAIN_FILE).is_file():
+        record_toolchain(cassc, state)
+    toolchain = json.loads((state / TOOLCHAIN_FILE).read_text())
+    return f"HIP {'.'.join(toolchain['hip_version'].split('.')[:2])}, clang-{toolchain['clang_version']}"
 
 
 def build_variant(variant: str, names: list[str], src: Path, scratch: Path, args: argparse.Namespace,
@@ -414,6 +438,29 @@ def cmake_summary(in_reach: list[Outcome], built: list[Outcome]) -> list[str]:
     return lines
 
 
+def by_toolchain(in_reach: list[Outcome], columns: list[tuple[str, dict[str, Build]]]) -> list[str]:
+    """Each toolchain's failure classes, and every benchmark that fails on any toolchain, side by side."""
+    out = ["## By toolchain", ""]
+    for label, found in columns:
+        classes: dict[str, int] = {}
+        for build in found.values():
+            if not build.ok:
+                classes[classify(build)] = classes.get(classify(build), 0) + 1
+        out.append(f"- {label}: built {sum(b.ok for b in found.values())} of {len(in_reach)} "
+                   f"({100 * sum(b.ok for b in found.values()) / max(1, len(in_reach)):.1f}%); failures: "
+                   + (", ".join(f"{c} {n}" for c, n in sorted(classes.items(), key=lambda kv: -kv[1])) or "none"))
+    out += ["", "| benchmark | " + " | ".join(label for label, _ in columns) + " |",
+            "|---|" + "---|" * len(columns)]
+    for row in in_reach:
+        cells = [found.get(row.benchmark) for _, found in columns]
+        if all(cell is not None and cell.ok for cell in cells):
+            continue
+        shown = ["not built" if c is None else "built" if c.ok else
+                 f"`{c.first_error.replace('|', '/').replace('`', '')[:160]}`" for c in cells]
+        out.append(f"| {row.benchmark} | " + " | ".join(shown) + " |")
+    return [*out, ""]
+
+
 def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], args: argparse.Namespace,
                     wall: float, speed: tuple[int, float]) -> str:
     in_reach = [r for r in rows if r.in_reach]
@@ -423,7 +470,13 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
     cassc_on_twins = [r for r in twins if r.cassc_ok]
     lines_total, hipify_seconds = speed
     sample_note = f" in a seeded sample of {args.twins_sample}" if args.twins_sample else ""
-    out = [f"built {len(built)} of {len(in_reach)} in-reach benchmarks", ""]
+    columns = [(args.label, {r.benchmark: builds["cassc"][r.benchmark] for r in in_reach})]
+    columns += [(label, {r.benchmark: found[r.benchmark] for r in in_reach if r.benchmark in found})
+                for label, found in args.columns]
+    out = [f"built {sum(b.ok for b in found.values())} of {len(in_reach)} in-reach benchmarks ({label})"
+           + ("" if len(found) == len(in_reach) else f"; {len(in_reach) - len(found)} not built in this column")
+           for label, found in columns]
+    out.append("")
     if args.unreported:
         out += [f"Partial run: {args.unreported} benchmarks have no cassc result in --state (a stopped run); the "
                 f"{len(rows)} that have one are reported.", ""]
@@ -442,11 +495,13 @@ def markdown_report(rows: list[Outcome], builds: dict[str, dict[str, Build]], ar
             f"- wall time of this invocation: {wall / 60:.1f} min with {args.jobs} parallel builds "
             f"(results reused from --state where the benchmark and cassc are unchanged; the nvcc references were "
             f"built on the lent GPU machine's nvcc 13.0 with this script's `--variants nvcc`)", ""]
+    if args.columns:
+        out += by_toolchain(in_reach, columns)
     failures: dict[str, list[Outcome]] = {}
     for row in in_reach:
         if not row.cassc_ok:
             failures.setdefault(row.failure_class, []).append(row)
-    out.append("## cassc failures among in-reach benchmarks, by class")
+    out.append(f"## cassc failures among in-reach benchmarks, by class ({args.label})")
     out.append("")
     for failure_class, members in sorted(failures.items(), key=lambda kv: -len(kv[1])):
         out += [f"### {failure_class} ({len(members)})", "", "| benchmark | HIP twin builds | first error |",
@@ -484,6 +539,8 @@ def main() -> None:
                         help="write the build inputs of the checkout to TARBALL (for the lent GPU machine) and stop")
     parser.add_argument("--note", action="append", default=[],
                         help="a line for the report, e.g. where the builds in --state ran (repeatable)")
+    parser.add_argument("--column", action="append", default=[], type=Path, metavar="STATE",
+                        help="another toolchain's --state: its cassc results become a column (repeatable)")
     parser.add_argument("--no-build", action="store_true",
                         help="report only the benchmarks whose results are already in --state (a partial run)")
     args = parser.parse_args()
@@ -519,6 +576,16 @@ def main() -> None:
         args.unreported, names = len(names) - len(reported), reported
     if "cassc" not in variants:
         return  # reference builds only (e.g. nvcc on another machine): the results are in --state
+    if not args.no_build:
+        record_toolchain(args.cassc, args.state)
+    args.label = toolchain_label(args.state, args.cassc)
+    cassc_digests = {name: directory_digest(src / f"{name}-cuda") + cassc_fingerprint() for name in names}
+    args.columns = []
+    for column in args.column:
+        entries = load_state(column, "cassc")
+        args.columns.append((toolchain_label(column, args.cassc),
+                             {n: Build(**e["build"]) for n, e in entries.items()
+                              if n in cassc_digests and e.get("digest") == cassc_digests[n]}))
     rows = outcomes(names, builds, src)
     speed = hipify_speed(src)
     report = markdown_report(rows, builds, args, wall, speed)

@@ -23,7 +23,8 @@ _LOCATION_NOTE = "could not determine the original source location"
 # clang's words for a name it does not know, where the name is one of CUDA's (runtime, driver, libraries)
 _MISSING_NAME = re.compile(r"^(?P<where>.*?)error: (?:use of undeclared identifier|unknown type name|no type named|"
                            r"no member named|use of undeclared label) '(?P<name>(?:cuda|cu[A-Z]|CU_|CUDA_|cublas|"
-                           r"cusparse|curand|cufft|cusolver|nvrtc|nvml|NVML_|cudnn|nccl)\w*)'")
+                           r"cusparse|curand|cufft|cusolver|nvrtc|nvml|NVML_|cudnn|nccl|CUBLAS|CUSPARSE|CURAND|CUFFT|CUSOLVER|CUDNN_|"
+                           r"NCCL_)\w*)'")
 _WARNING_COUNT = re.compile(r"^\d+ warnings? generated( when compiling for \S+)?\.$")
 
 

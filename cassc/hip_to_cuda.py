@@ -47,17 +47,19 @@ IDENTIFIER_TABLES = ("compat.tsv", "runtime.tsv", "types.tsv", "libraries.tsv", 
 NON_IDENTIFIER_TABLES = (HEADER_TABLE, LINK_LIBRARY_TABLE, PACKAGE_TABLE, INLINE_PTX_TABLE, MEMBER_CALL_TABLE,
                          HEADER_MACRO_TABLE)
 # Where two CUDA names of one table map to one HIP name and the first in byte order is the narrower:
-# hipHostMalloc's flags are optional, as only cudaMallocHost's (C++ overload) are.
-PREFERRED_CUDA_NAMES = {"hipHostMalloc": "cudaMallocHost"}
+# hipHostMalloc's flags are optional, as only cudaMallocHost's (C++ overload) are; cublasStatus is only
+# a macro of the legacy cublas.h, which a cublas_v2.h program does not include.
+PREFERRED_CUDA_NAMES = {"hipHostMalloc": "cudaMallocHost", "hipblasStatus_t": "cublasStatus_t"}
 # A HIP name becomes a macro only when it is HIP's own: a few rows map to a name CUDA itself declares
 # (CUtexref_st -> textureReference), and a macro would rename CUDA's declaration too.
 HIP_OWN_NAME = re.compile(r"(?:__cassc_|ihip|make_hip|hip|HIP)\w*")
 # CUDA 13 headers that headers.tsv still maps but that CUDA 13 only warns about or no longer has:
 # included directly they print a deprecation warning on every unit (or fail); cuda_runtime.h, which
-# every generated header includes first, brings what they declared.
+# every generated header includes first, brings what they declared. cublas_api.h stops unless the
+# header that includes it (cublas_v2.h, mapped to the same HIP header) defined CUBLASAPI first.
 INTERNAL_CUDA_HEADERS = frozenset({
     "common_functions.h", "device_double_functions.h", "device_functions.h", "host_defines.h",
-    "math_functions.h", "cuda_texture_types.h", "texture_fetch_functions.h",
+    "math_functions.h", "cuda_texture_types.h", "texture_fetch_functions.h", "cublas_api.h",
 })
 # CUDA headers that include another library's header: included only where that library is installed
 # (a machine without OpenGL headers has cuda_gl_interop.h, which then does not compile).

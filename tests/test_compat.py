@@ -189,6 +189,40 @@ int main() {
   cublasDestroy(handle);
 }
 """),
+    # cuBLASLt's in-place API (descriptors in the program's own storage) beside the handle API, fp8
+    # types, and FAST_ACCUM, which hipBLASLt lacks (accepted; read back as the full-precision mode it runs).
+    "hipBLASLt": ("cublasLt", """\
+#include <cublasLt.h>
+int main() {
+  cublasLtHandle_t lt;
+  if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) return 1;
+  cublasLtMatmulDescOpaque_t operation = {};
+  cublasLtMatrixLayoutOpaque_t a = {}, c = {};
+  cublasLtMatmulPreferenceOpaque_t preference = {};
+  if (cublasLtMatmulDescInit(&operation, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return 2;
+  cublasOperation_t transpose = CUBLAS_OP_T;
+  cublasLtMatmulDescSetAttribute(&operation, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof(transpose));
+  int8_t fast = 1, read = 7;
+  size_t written = 0;
+  if (cublasLtMatmulDescSetAttribute(&operation, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)) !=
+      CUBLAS_STATUS_SUCCESS) return 3;
+  cublasLtMatmulDescGetAttribute(&operation, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &read, sizeof(read), &written);
+  cublasLtMatrixLayoutInit(&a, CUDA_R_8F_E4M3, 16, 16, 16);
+  cublasLtMatrixLayout_t b = nullptr;
+  cublasLtMatrixLayoutCreate(&b, CUDA_R_8F_E5M2, 16, 16, 16);
+  cublasLtMatrixLayoutInit(&c, CUDA_R_32F, 16, 16, 16);
+  cublasLtMatmulPreferenceInit(&preference);
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int found = 0;
+  cublasLtMatmulAlgoGetHeuristic(lt, &operation, &a, b, &c, &c, &preference, 1, &heuristic, &found);
+  float alpha = 1, beta = 0;
+  cublasLtMatmul(lt, &operation, &alpha, nullptr, &a, nullptr, b, &beta, nullptr, &c, nullptr, &c, nullptr,
+                 nullptr, 0, 0);
+  cublasLtMatrixLayoutDestroy(b);
+  cublasLtDestroy(lt);
+  return read == 0 && written == sizeof(read) ? 0 : 4;
+}
+"""),
     "hipFFT": ("cufft", """\
 #include <cufft.h>
 int main() {
@@ -227,6 +261,28 @@ def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str
     cassc("main.cu", "-o", "app", f"-l{library}")
     needed = subprocess.run(["readelf", "-d", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     assert f"lib{package.lower()}.so" in needed
+
+
+def test_cmath_alone_gives_the_global_host_classification_functions(cassc, tmp_path: Path) -> None:
+    """nvcc's cuda_runtime.h includes <math.h>, so a unit that includes only <cmath> calls ::isfinite,
+    ::isnan, ::isinf in host code (libstdc++ declares them globally only in <math.h>)."""
+    write(tmp_path / "main.cu", "#include <cmath>\n#include <cstdio>\n"
+          "bool ordinary(float x) { return isfinite(x) && !isnan(x) && !isinf(x); }\n"
+          "int main() { std::printf(\"%d\\n\", ordinary(1.0f)); }\n")
+    cassc("main.cu", "-o", "app")
+
+
+def test_cudas_host_math_functions_that_glibc_lacks(cassc, tmp_path: Path) -> None:
+    """rsqrt/rcbrt and their float forms: nvcc's headers define them for host code too, HIP for the device
+    only; host, device and __host__ __device__ callers all compile, and the host ones compute as CUDA's."""
+    write(tmp_path / "main.cu", """\
+#include <cstdio>
+__host__ __device__ float both(float x) { return rsqrtf(x) + rcbrtf(x); }
+__global__ void k(float* out, float x) { out[0] = rsqrtf(x) + rcbrt(8.0) + both(x); }
+int main() { std::printf("%g %g %g %g\\n", rsqrtf(4.0f), rsqrt(16.0), rcbrtf(8.0f), both(64.0f)); }
+""")
+    cassc("main.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")], capture_output=True, text=True).stdout == "0.5 0.25 0.5 0.375\n"
 
 
 def test_legacy_cublas_programs_and_configure_checks_link(cassc, tmp_path: Path) -> None:

@@ -101,3 +101,16 @@ def test_restored_lines_map_columns_and_marks() -> None:
         "b.h:2:3: warning: unchanged\n"
         "    2 | int y;\n"
         "      |   ^\n")
+
+
+def test_a_library_constant_without_a_hip_counterpart_is_named_in_one_line() -> None:
+    """CUDA libraries' uppercase names (a cuBLASLt attribute hipBLASLt lacks) get the same one line as
+    their functions, not clang's guesses at HIP names."""
+    clang = ("main.cu:9:44: error: use of undeclared identifier 'CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER'\n"
+             "    9 |   hipblasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, &p, 8);\n"
+             "      |                                      ^\n"
+             "main.cu:9:44: note: did you mean 'HIPBLASLT_MATMUL_DESC_AMAX_D_POINTER'?\n")
+    assert present(clang).splitlines()[0] == (
+        "main.cu:9:44: error: 'CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER' is a CUDA API with no HIP "
+        "counterpart: cassc cannot build it for AMD GPUs")
+    assert "did you mean" not in present(clang)

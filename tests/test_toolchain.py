@@ -119,3 +119,19 @@ def test_hipcc_route_on_a_rocm_install(cassc, tmp_path: Path) -> None:
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
     debian = cassc("--cassc-use-hipcc", "-c", "k.cu", check=False)
     assert debian.returncode == 1 and "needs a ROCm install with bin/hipcc" in debian.stderr
+
+
+def test_doctor_json_names_the_toolchain_and_every_rocm_library_it_has(cassc) -> None:
+    """Whatever toolchain the suite runs on (Debian 12's, a distribution's /usr, an /opt/rocm layout),
+    `cassc doctor --json` names it as discovery found it, and each ROCm library as present exactly where
+    its header is."""
+    from cassc.hipify.tables import load_tables
+
+    found = find_toolchain()
+    report = json.loads(cassc("doctor", "--json").stdout)
+    chain = report["toolchain"]
+    assert (chain["kind"], chain["root"], chain["hip_version"], chain["clang_version"], chain["device_libraries"]) == (
+        found.kind, str(found.root), found.hip_version, found.clang_version, str(found.bitcode_dir))
+    for package in load_tables().packages:
+        present = any((d / package.probe_header).is_file() for d in found.library_include_dirs)
+        assert report["libraries"][package.name] is present, package.name

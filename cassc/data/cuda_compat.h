@@ -8,6 +8,13 @@
  */
 #pragma once
 #include <hip/hip_runtime.h>
+/* nvcc's cuda_runtime.h includes <math.h> and <stdlib.h> (crt/math_functions.h), so a unit that includes
+ * only <cmath> still calls the global host isfinite/isnan/isinf, abs... libstdc++ declares those only in
+ * <math.h>; clang's HIP wrapper includes <cmath> alone. */
+#if defined(__cplusplus)
+#include <math.h>
+#include <stdlib.h>
+#endif
 /* rocThrust picks its CUDA back end when it sees __CUDACC__: its compiler detection runs here, before
  * nvcc's macros exist, and its #pragma once keeps that answer (HIP) for the unit's own includes. */
 #if defined(__cplusplus) && __has_include(<thrust/system/hip/config.h>)
@@ -47,6 +54,13 @@
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
 #endif
+/* Math functions nvcc's headers give host code too (crt/math_functions.hpp's host implementations for all
+ * platforms) that glibc lacks and HIP declares for the device only: host definitions as CUDA's. A
+ * __host__ and a __device__ function of one signature are overloads to clang. */
+__host__ inline double rsqrt(double a) { return 1.0 / sqrt(a); }
+__host__ inline float rsqrtf(float a) { return static_cast<float>(rsqrt(static_cast<double>(a))); }
+__host__ inline double rcbrt(double a) { return 1.0 / cbrt(a); }
+__host__ inline float rcbrtf(float a) { return static_cast<float>(rcbrt(static_cast<double>(a))); }
 /* CUDA's typed integer min/max (crt/math_functions.h), which HIP 5.2 lacks. */
 __device__ inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
 __device__ inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
