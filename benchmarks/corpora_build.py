@@ -13,8 +13,10 @@ written to), twice:
            `make -f common/mk/Makefile default SRCDIR=src/V BUILDDIR=build/V_default BIN=... PARBOIL_ROOT=...
            PLATFORM=default BUILD=V` in the benchmark's directory, with CUDAHOME=$CUDA_PATH.
   shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi --disable-dataunzip
-           CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
-           set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
+           CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80 LIBS=-lcudart LDFLAGS=-L$CUDA_PATH/lib64` (the
+           -gencode configure tells a user to set; the runtime library as SHOC's users name it for nvcc >= 10.2,
+           whose dryrun link line its config/find_cuda_libs.sh no longer parses: vetter/shoc#67) then
+           `make -k`; a program is built when its executable exists. MPI variants are out of reach.
            configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`:
            the nvcc reference needs NVIDIA's cuBLAS and cuFFT (--cuda-libraries: a directory with include/
            and lib/, e.g. the nvidia-cublas and nvidia-cufft wheels' nvidia/cu13 unpacked, found through
@@ -40,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -186,8 +187,11 @@ def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: fl
     """One configure and one `make -k` for the whole suite; each program's error is the first error in
     the make output of its directory."""
     # --disable-dataunzip: unpacking the data sets is for runs and needs unzip, which not every machine has.
+    # LIBS/LDFLAGS: SHOC reads the CUDA libraries from nvcc's dryrun link line (config/find_cuda_libs.sh keeps
+    # what follows `-o "a.out"`); since CUDA 10.2 nvcc puts `-o` last, so the script finds none, and SHOC's
+    # users name the runtime at configure time (github.com/vetter/shoc/issues/67).
     configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", "--disable-dataunzip",
-                 f"CUDA_CPPFLAGS={SHOC_ARCH}"]
+                 f"CUDA_CPPFLAGS={SHOC_ARCH}", "LIBS=-lcudart", f"LDFLAGS=-L{env['CUDA_PATH']}/lib64"]
     ok, log, seconds = run_logged(configure, root, env, timeout)
     failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
     if not ok or "no usable CUDA installation found" in log:
@@ -283,7 +287,7 @@ FAILURE_CLASSES = (
     (re.compile(r"no matching function for call to 'hip\w+'"),
      "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
     (re.compile(r"undefined reference to (symbol )?.hip\w+"),
-     "link without the HIP runtime: the libraries read from `nvcc -dryrun` (SHOC's find_cuda_libs.sh) are empty"),
+     "link without the HIP runtime"),
     (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
 )
 
