@@ -446,3 +446,30 @@ def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_
     write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")
     cassc("-c", "k.cu", "-o", "k.o")
     assert (tmp_path / "k.o").is_file()
+
+
+def test_coalesced_group_and_tile_members_hip_lacks(cassc, tmp_path: Path) -> None:
+    """CUDA's coalesced_group and thread_block_tile members (ballot, any, all, match_any, match_all,
+    num_threads) compile whether HIP's class has them or not; a class with members of those names
+    (std::bitset) keeps its own, in CUDA and C++ units."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <bitset>
+namespace cg = cooperative_groups;
+__global__ void k(unsigned long long* out, float* f) {
+  cg::coalesced_group active = cg::coalesced_threads();
+  int v = threadIdx.x, pred = 0;
+  out[0] = active.ballot(v > 3) + active.any(v > 3) + active.all(v > 3) + active.num_threads();
+  out[1] = active.match_any(f[v]) + active.match_all(v, pred) + pred + active.shfl(v, 0) + active.thread_rank();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+  out[2] = tile.ballot(v & 1) + tile.any(v) + tile.all(v) + tile.match_any(v) + tile.num_threads();
+}
+int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assert "ds_bpermute_b32" in (tmp_path / "k.s").read_text()  # match_any's shuffles
+    cassc("k.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")]).returncode == 0
+    write(tmp_path / "host.cpp", "#include <bitset>\nint main() { std::bitset<4> b(15); return b.all() ? 0 : 1; }\n")
+    cassc("host.cpp", "-o", "host")
+    assert subprocess.run([str(tmp_path / "host")]).returncode == 0

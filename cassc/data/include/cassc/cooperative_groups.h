@@ -21,5 +21,62 @@ struct tiled_partition_internal<size, thread_block_tile<parent_size, Grandparent
       : thread_block_tile<size, thread_block_tile<parent_size, Grandparent>>(parent) {}
 };
 }  // namespace impl
+
+/* The members CUDA's tiles and coalesced groups have and HIP 5.2's lack (ballot, any, all, match_any,
+ * match_all, num_threads), reached through member_calls.h's __cassc_<member> where the class has no such
+ * member. CUDA's masks number a group's threads by rank: bit r is the thread of thread_rank() r. */
+namespace __cassc_cg {
+/* The wavefront lanes of a group: a coalesced group's are the lanes active at the call (CUDA requires
+ * every member to make it); a tile's, size() lanes from the caller's lane less its rank. */
+template <class Group>
+__device__ inline unsigned long long lanes(const Group& group) {
+  if constexpr (std::is_same<Group, coalesced_group>::value) {
+    return __ballot(1);
+  } else {
+    const unsigned long long window = group.size() >= 64 ? ~0ull : (1ull << group.size()) - 1;
+    return window << (__lane_id() - group.thread_rank());
+  }
+}
+/* The bits of `value` at the lanes of `mask`, packed in lane order: by rank. */
+__device__ inline unsigned long long by_rank(unsigned long long value, unsigned long long mask) {
+  unsigned long long packed = 0;
+  for (int lane = 0, rank = 0; lane < warpSize; ++lane)
+    if (mask >> lane & 1ull) packed |= (value >> lane & 1ull) << rank++;
+  return packed;
+}
+}  // namespace __cassc_cg
+template <class Group>
+__device__ inline unsigned long long __cassc_num_threads_of(const Group& group) { return group.size(); }
+template <class Group>
+__device__ inline unsigned long long __cassc_ballot_of(const Group& group, int predicate) {
+  const unsigned long long lanes = __cassc_cg::lanes(group);
+  return __cassc_cg::by_rank(__ballot(predicate) & lanes, lanes);
+}
+template <class Group>
+__device__ inline int __cassc_any_of(const Group& group, int predicate) {
+  return (__ballot(predicate) & __cassc_cg::lanes(group)) != 0;
+}
+template <class Group>
+__device__ inline int __cassc_all_of(const Group& group, int predicate) {
+  const unsigned long long lanes = __cassc_cg::lanes(group);
+  return (__ballot(predicate) & lanes) == lanes;
+}
+template <class Group, class T>
+__device__ inline unsigned long long __cassc_match_any_of(const Group& group, T value) {
+  const unsigned long long lanes = __cassc_cg::lanes(group);
+  unsigned long long same = 0;
+  for (int lane = 0; lane < warpSize; ++lane) {
+    const T other = __shfl(value, lane);  // every lane takes part; lanes outside the group are masked off
+    if (other == value) same |= 1ull << lane;
+  }
+  return __cassc_cg::by_rank(same & lanes, lanes);
+}
+template <class Group, class T>
+__device__ inline unsigned long long __cassc_match_all_of(const Group& group, T value, int& predicate) {
+  const unsigned long long lanes = __cassc_cg::lanes(group);
+  const unsigned long long everyone = __cassc_cg::by_rank(lanes, lanes);
+  predicate = __cassc_match_any_of(group, value) == everyone;
+  return predicate ? everyone : 0;
+}
 }  // namespace cooperative_groups
 #endif
