@@ -12,6 +12,7 @@
  * instruction: declaring such a fragment is an error at the user's line. The lane-indexed helpers of
  * __cassc_wmma are __host__ __device__, so the layout can be checked on a host against the ISA's. */
 #pragma once
+#if defined(__HIP__) /* CUDA's is empty outside nvcc's compiles too (host compilers including it) */
 #include <type_traits>
 #include <hip/hip_runtime.h>
 #include <cassc/cuda_fp16.h>
@@ -293,3 +294,4 @@ __device__ inline void mma_sync(fragment<accumulator, M, N, K, TD>& d, const fra
 }
 }  // namespace wmma
 }  // namespace nvcuda
+#endif
