@@ -473,3 +473,17 @@ int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
     write(tmp_path / "host.cpp", "#include <bitset>\nint main() { std::bitset<4> b(15); return b.all() ? 0 : 1; }\n")
     cassc("host.cpp", "-o", "host")
     assert subprocess.run([str(tmp_path / "host")]).returncode == 0
+
+
+@pytest.mark.skipif(not Path("/usr/include/EGL/eglext.h").is_file(), reason="needs EGL's headers (libegl-dev)")
+def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
+    """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""
+    write(tmp_path / "types.cu", "#include <cuda_egl_interop.h>\n"
+          "unsigned planes(const cudaEglFrame& f) { return f.planeCount + f.planeDesc[0].width; }\n"
+          "cudaEglStreamConnection connection;\n")
+    cassc("-c", "types.cu")
+    write(tmp_path / "call.cu", "#include <cuda_egl_interop.h>\nint main() {\n  cudaEglStreamConnection c;\n"
+          "  return cudaEGLStreamConsumerConnect(&c, 0);\n}\n")
+    result = cassc("-c", "call.cu", check=False)
+    assert result.returncode != 0
+    assert "call.cu:4:" in result.stderr and "EGL interop has no HIP counterpart" in result.stderr
