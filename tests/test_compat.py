@@ -463,6 +463,8 @@ __global__ void k(unsigned long long* out, float* f) {
   out[1] = active.match_any(f[v]) + active.match_all(v, pred) + pred + active.shfl(v, 0) + active.thread_rank();
   cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
   out[2] = tile.ballot(v & 1) + tile.any(v) + tile.all(v) + tile.match_any(v) + tile.num_threads();
+  cg::coalesced_group odd = cg::binary_partition(tile, v & 1), same = cg::labeled_partition(active, v / 4);
+  out[3] = odd.size() + odd.thread_rank() + same.shfl(v, 0) + cg::labeled_partition(tile, v % 3).size();
 }
 int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
 """)

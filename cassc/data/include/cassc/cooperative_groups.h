@@ -37,6 +37,18 @@ __device__ inline unsigned long long lanes(const Group& group) {
     return window << (__lane_id() - group.thread_rank());
   }
 }
+/* The lanes whose `value` equals the caller's. Every lane takes part; lanes outside a group are masked off. */
+template <class T>
+__device__ inline unsigned long long lanes_with(T value) {
+  unsigned long long same = 0;
+  for (int lane = 0; lane < warpSize; ++lane)
+    if (__shfl(value, lane) == value) same |= 1ull << lane;
+  return same;
+}
+/* A coalesced group of the given lanes (HIP's constructor from a mask is for its own functions). */
+struct coalesced_of_lanes : coalesced_group {
+  __device__ explicit coalesced_of_lanes(unsigned long long lanes) : coalesced_group(lanes) {}
+};
 /* The bits of `value` at the lanes of `mask`, packed in lane order: by rank. */
 __device__ inline unsigned long long by_rank(unsigned long long value, unsigned long long mask) {
   unsigned long long packed = 0;
@@ -64,12 +76,7 @@ __device__ inline int __cassc_all_of(const Group& group, int predicate) {
 template <class Group, class T>
 __device__ inline unsigned long long __cassc_match_any_of(const Group& group, T value) {
   const unsigned long long lanes = __cassc_cg::lanes(group);
-  unsigned long long same = 0;
-  for (int lane = 0; lane < warpSize; ++lane) {
-    const T other = __shfl(value, lane);  // every lane takes part; lanes outside the group are masked off
-    if (other == value) same |= 1ull << lane;
-  }
-  return __cassc_cg::by_rank(same & lanes, lanes);
+  return __cassc_cg::by_rank(__cassc_cg::lanes_with(value) & lanes, lanes);
 }
 template <class Group, class T>
 __device__ inline unsigned long long __cassc_match_all_of(const Group& group, T value, int& predicate) {
@@ -77,6 +84,20 @@ __device__ inline unsigned long long __cassc_match_all_of(const Group& group, T 
   const unsigned long long everyone = __cassc_cg::by_rank(lanes, lanes);
   predicate = __cassc_match_any_of(group, value) == everyone;
   return predicate ? everyone : 0;
+}
+
+/* The partitions of a tile or coalesced group into coalesced groups, by a predicate (HIP 6 has it) or a
+ * label: the group's lanes that voted as the caller did, or hold its label. */
+#if HIP_VERSION_MAJOR < 6
+template <class Group>
+__device__ inline coalesced_group binary_partition(const Group& group, bool predicate) {
+  const unsigned long long lanes = __cassc_cg::lanes(group), votes = __ballot(predicate) & lanes;
+  return __cassc_cg::coalesced_of_lanes(predicate ? votes : lanes & ~votes);
+}
+#endif
+template <class Group, class Label>
+__device__ inline coalesced_group labeled_partition(const Group& group, Label label) {
+  return __cassc_cg::coalesced_of_lanes(__cassc_cg::lanes_with(label) & __cassc_cg::lanes(group));
 }
 }  // namespace cooperative_groups
 #endif
