@@ -88,7 +88,7 @@ __device__ inline unsigned long long __cassc_match_all_of(const Group& group, T 
 
 /* The partitions of a tile or coalesced group into coalesced groups, by a predicate (HIP 6 has it) or a
  * label: the group's lanes that voted as the caller did, or hold its label. */
-#if HIP_VERSION_MAJOR < 6
+#if HIP_VERSION_MAJOR < 6 || !defined(HIP_ENABLE_WARP_SYNC_BUILTINS) /* HIP 6 declares it with its *_sync builtins */
 template <class Group>
 __device__ inline coalesced_group binary_partition(const Group& group, bool predicate) {
   const unsigned long long lanes = __cassc_cg::lanes(group), votes = __ballot(predicate) & lanes;
