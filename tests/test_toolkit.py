@@ -263,3 +263,14 @@ def test_cuda_tag_naming_rule_matches_cudas_headers() -> None:
     assert checked
     wrong = [cuda for cuda in checked if is_cuda_tag(cuda) != (cuda in declared)]
     assert wrong == []
+
+
+def test_env_lets_host_links_find_the_runtime_without_a_library_directory(cassc_env: dict[str, str], toolkit: Path,
+                                                                          tmp_path: Path) -> None:
+    """`g++ app.cpp -lcudart -lcuda` after `eval "$(cassc env)"`, as Makefiles that hard-code
+    -L/usr/local/cuda/lib64 (absent on an AMD machine) link."""
+    write(tmp_path / "app.cpp", NVIDIA_STYLE_PROGRAM)
+    script = f'eval "$({sys.executable} -m cassc env)" && g++ app.cpp -L/nonexistent/cuda/lib64 -lcudart -lcuda -o app'
+    subprocess.run(["sh", "-c", script], cwd=tmp_path, env=cassc_env, check=True)
+    ran = run_program(tmp_path / "app", env={**os.environ, "LD_LIBRARY_PATH": str(toolkit / "lib64")})
+    assert ran.stdout == "status 100\n"
