@@ -465,6 +465,12 @@ __global__ void k(unsigned long long* out, float* f) {
   out[2] = tile.ballot(v & 1) + tile.any(v) + tile.all(v) + tile.match_any(v) + tile.num_threads();
   cg::coalesced_group odd = cg::binary_partition(tile, v & 1), same = cg::labeled_partition(active, v / 4);
   out[3] = odd.size() + odd.thread_rank() + same.shfl(v, 0) + cg::labeled_partition(tile, v % 3).size();
+  cg::invoke_one(tile, [&](int x) { out[4] = x; }, v);
+  out[5] = cg::invoke_one_broadcast(active, [&] { return (int)atomicAdd((unsigned long long*)out, 1ull); });
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int slot;
+  cluster.sync();
+  out[6] = *cluster.map_shared_rank(&slot, 0) + cluster.block_rank() + cluster.num_blocks() + cluster.thread_rank();
 }
 int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
 """)

@@ -99,5 +99,44 @@ template <class Group, class Label>
 __device__ inline coalesced_group labeled_partition(const Group& group, Label label) {
   return __cassc_cg::coalesced_of_lanes(__cassc_cg::lanes_with(label) & __cassc_cg::lanes(group));
 }
+
+/* invoke_one: the group's rank-0 thread calls; _broadcast hands its result to the group by a shuffle. */
+template <class Group, class Fn, class... Args>
+__device__ inline void invoke_one(const Group& group, Fn&& fn, Args&&... args) {
+  if (group.thread_rank() == 0) std::forward<Fn>(fn)(std::forward<Args>(args)...);
+}
+template <class Group, class Fn, class... Args>
+__device__ inline auto invoke_one_broadcast(const Group& group, Fn&& fn, Args&&... args)
+    -> typename std::decay<decltype(std::forward<Fn>(fn)(std::forward<Args>(args)...))>::type {
+  typename std::decay<decltype(std::forward<Fn>(fn)(std::forward<Args>(args)...))>::type result{};
+  if (group.thread_rank() == 0) result = std::forward<Fn>(fn)(std::forward<Args>(args)...);
+  return group.shfl(result, 0);
+}
+
+/* sm_90's thread-block clusters: a kernel runs in clusters of one block here (device_intrinsics.h), so
+ * this_cluster() is the block, its shared memory the only one mapped. */
+class cluster_group {
+ public:
+  struct arrival_token {};
+  __device__ static void sync() { __syncthreads(); }
+  __device__ static arrival_token barrier_arrive() { return arrival_token(); }
+  __device__ static void barrier_wait() { __syncthreads(); }  // every arriving thread also waits
+  __device__ static void barrier_wait(arrival_token&&) { __syncthreads(); }
+  __device__ static unsigned int query_shared_rank(const void*) { return 0; }
+  template <class T>
+  __device__ static T* map_shared_rank(T* address, int) { return address; }
+  __device__ static dim3 block_index() { return dim3(0, 0, 0); }
+  __device__ static unsigned int block_rank() { return 0; }
+  __device__ static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ static unsigned int thread_rank() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  }
+  __device__ static dim3 dim_blocks() { return dim3(1, 1, 1); }
+  __device__ static unsigned int num_blocks() { return 1; }
+  __device__ static dim3 dim_threads() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ static unsigned int num_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+  __device__ static unsigned int size() { return num_threads(); }
+};
+__device__ inline cluster_group this_cluster() { return cluster_group(); }
 }  // namespace cooperative_groups
 #endif
