@@ -106,10 +106,8 @@ def environment(variant: str, cassc: str, scratch: Path, cuda_libraries: Path | 
     env["CASSC_CACHE_DIR"] = str(scratch / "cassc-cache")
     if variant == "cassc":
         return environment_of_cassc_env(cassc, env)
-    # No NVIDIA driver here: `-lcuda` finds the toolkit's stub, as it would find the driver's library.
     env.update(CUDA_PATH="/usr/local/cuda", CUDA_HOME="/usr/local/cuda",
-               PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}",
-               LIBRARY_PATH=os.pathsep.join(filter(None, ["/usr/local/cuda/lib64/stubs", env.get("LIBRARY_PATH")])))
+               PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}")
     if cuda_libraries is not None:
         libraries = unversioned_links(cuda_libraries / "lib", scratch / "cuda-libraries")
         for name, value in (("CPATH", cuda_libraries / "include"), ("LIBRARY_PATH", libraries),
