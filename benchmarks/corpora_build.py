@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build rate on corpora cassc was never tuned to: Parboil, SHOC and the CUDA by Example book code.
+"""Build rate on corpora cassc was never tuned to: Parboil, SHOC, the CUDA by Example book code and Rodinia.
 
 Each corpus is built as its own users build it, unmodified, in a scratch copy (the checkout is never
 written to), twice:
@@ -13,8 +13,10 @@ written to), twice:
            `make -f common/mk/Makefile default SRCDIR=src/V BUILDDIR=build/V_default BIN=... PARBOIL_ROOT=...
            PLATFORM=default BUILD=V` in the benchmark's directory, with CUDAHOME=$CUDA_PATH.
   shoc     (github.com/vetter/shoc) `./configure --with-cuda --without-opencl --without-mpi --disable-dataunzip
-           CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80` (the -gencode configure tells a user to
-           set) then `make -k`; a program is built when its executable exists. MPI variants are out of reach.
+           CUDA_CPPFLAGS=-gencode=arch=compute_80,code=sm_80 LIBS=-lcudart LDFLAGS=-L$CUDA_PATH/lib64` (the
+           -gencode configure tells a user to set; the runtime library as SHOC's users name it for nvcc >= 10.2,
+           whose dryrun link line its config/find_cuda_libs.sh no longer parses: vetter/shoc#67) then
+           `make -k`; a program is built when its executable exists. MPI variants are out of reach.
            configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`:
            the nvcc reference needs NVIDIA's cuBLAS and cuFFT (--cuda-libraries: a directory with include/
            and lib/, e.g. the nvidia-cublas and nvidia-cufft wheels' nvidia/cu13 unpacked, found through
@@ -23,6 +25,11 @@ written to), twice:
   book     (github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-) every `.cu` as the
            book builds it, `nvcc -o PROGRAM PROGRAM.cu` in its chapter directory, with
            `-lGL -lGLU -lglut` for the programs that include the book's OpenGL helpers.
+  rodinia  (github.com/yuhc/gpu-rodinia) each `cuda/` program as the top-level Makefile's CUDA target builds it,
+           `make` in its directory, with `CUDA_DIR=$CUDA_PATH` (common/make.config's toolkit variable; its
+           default is /usr/local/cuda); built when make succeeds (the target's `cp` names executables some
+           Makefiles no longer make). The cuda/ directories that target leaves out are built the same way. The sm_20/sm_13 its Makefiles
+           ask for: as for Parboil, the nvcc reference runs again with sm_80 to learn whether the code builds.
 
 "In reach" = the nvcc build succeeds, or fails only on an API CUDA removed that HIP still has (a cassc
 win). Results are kept in --state keyed by a digest of the program's sources (and of cassc's own files
@@ -30,6 +37,7 @@ for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
 
     .venv/bin/python benchmarks/corpora_build.py parboil /work/corpora/parboil
     .venv/bin/python benchmarks/corpora_build.py shoc /work/corpora/shoc --variants nvcc --cuda-libraries DIR
+    .venv/bin/python benchmarks/corpora_build.py rodinia /work/corpora/rodinia
     CASSC_ROOT_READ_ONLY=/work/corpora/shoc .ci/in-rocm-root env PYTHONPATH=$PWD /var/lib/cassc-ci/venv/bin/python \
         benchmarks/corpora_build.py shoc /work/corpora/shoc --variants cassc --cassc /var/lib/cassc-ci/venv/bin/cassc \
         --state STATE   (STATE inside this checkout, which the root sees at the same path)
@@ -40,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -64,6 +71,7 @@ CORPORA = {
     "parboil": "github.com/yuhc/gpu-parboil",
     "shoc": "github.com/vetter/shoc",
     "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
+    "rodinia": "github.com/yuhc/gpu-rodinia",
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
 SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
@@ -130,11 +138,14 @@ def parboil_programs(root: Path) -> dict[str, Path]:
 # before compiling anything. The nvcc reference then runs again through this wrapper, which asks for the
 # oldest one it knows, to learn whether the code itself builds (cassc takes any architecture).
 DROPPED_ARCH = "Unsupported gpu architecture"
+DROPPED_ARCH_ERRORS = re.compile(r"Unsupported gpu architecture|Value '(compute|sm)_[1-7]\d' is not defined for option")
 NVCC_NEWER_ARCH = """#!/bin/bash
 args=()
 for a in "$@"; do
   case "$a" in
     -arch=compute_[1-7]?|-arch=sm_[1-7]?) args+=(-arch=sm_80) ;;
+    --gpu-architecture=compute_[1-7]?|--gpu-code=compute_[1-7]?) args+=("${a%=*}=compute_80") ;;
+    --gpu-architecture=sm_[1-7]?|--gpu-code=sm_[1-7]?) args+=("${a%=*}=sm_80") ;;
     compute_[1-7]?|sm_[1-7]?) args+=(sm_80) ;;
     *) args+=("$a") ;;
   esac
@@ -145,7 +156,7 @@ exec /usr/local/cuda/bin/nvcc "${args[@]}"
 
 def build_parboil(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
     build = build_parboil_with(root, program, env, timeout, [])
-    if build.ok or DROPPED_ARCH not in build.log_tail or env["CUDA_PATH"] != "/usr/local/cuda":
+    if build.ok or not DROPPED_ARCH_ERRORS.search(build.log_tail) or env["CUDA_PATH"] != "/usr/local/cuda":
         return build
     wrapper = root / "nvcc-newer-arch"
     wrapper.write_text(NVCC_NEWER_ARCH)
@@ -186,8 +197,11 @@ def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: fl
     """One configure and one `make -k` for the whole suite; each program's error is the first error in
     the make output of its directory."""
     # --disable-dataunzip: unpacking the data sets is for runs and needs unzip, which not every machine has.
+    # LIBS/LDFLAGS: SHOC reads the CUDA libraries from nvcc's dryrun link line (config/find_cuda_libs.sh keeps
+    # what follows `-o "a.out"`); since CUDA 10.2 nvcc puts `-o` last, so the script finds none, and SHOC's
+    # users name the runtime at configure time (github.com/vetter/shoc/issues/67).
     configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", "--disable-dataunzip",
-                 f"CUDA_CPPFLAGS={SHOC_ARCH}"]
+                 f"CUDA_CPPFLAGS={SHOC_ARCH}", "LIBS=-lcudart", f"LDFLAGS=-L{env['CUDA_PATH']}/lib64"]
     ok, log, seconds = run_logged(configure, root, env, timeout)
     failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
     if not ok or "no usable CUDA installation found" in log:
@@ -225,7 +239,48 @@ def build_book(root: Path, program: str, env: dict[str, str], timeout: float) ->
     return Build(program, "", ok, seconds, "" if ok else first_error(log), log[-6000:])
 
 
-PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs}
+def rodinia_programs(root: Path) -> dict[str, Path]:
+    """The directories of the top-level Makefile's CUDA target (`cd cuda/X; make; cp ...`), and the other
+    cuda/ directories with a Makefile of their own, which that target leaves out."""
+    target = root.joinpath("Makefile").read_text().split("\nCUDA:", 1)[1].split("\nOMP:", 1)[0]
+    listed = re.findall(r"cd\s+cuda/(\S+);\s*make;", target)
+    programs = {directory: root / "cuda" / directory for directory in listed}
+    for makefile in sorted((root / "cuda").glob("*/Makefile")):
+        name = makefile.parent.name
+        if name not in programs and not any(d.startswith(f"{name}/") for d in listed):
+            programs[name] = makefile.parent
+    return programs
+
+
+def build_rodinia(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    """`make` in the program's directory with CUDA_DIR naming the toolkit (common/make.config's variable; the
+    Makefiles that call `nvcc` by name find PATH's). nvcc 13 refuses the sm_20 the Makefiles ask for:
+    then the nvcc reference runs again through a toolkit whose nvcc asks for sm_80 (NVCC_NEWER_ARCH)."""
+    build = build_rodinia_with(root, program, env, timeout, env["CUDA_PATH"])
+    if build.ok or not DROPPED_ARCH_ERRORS.search(build.log_tail) or env["CUDA_PATH"] != "/usr/local/cuda":
+        return build
+    toolkit = root / "nvcc-newer-arch"
+    if not toolkit.is_dir():
+        (toolkit / "bin").mkdir(parents=True)
+        (toolkit / "bin" / "nvcc").write_text(NVCC_NEWER_ARCH)
+        (toolkit / "bin" / "nvcc").chmod(0o755)
+        for name in ("include", "lib64", "lib"):
+            (toolkit / name).symlink_to(Path("/usr/local/cuda") / name)
+    newer = {**env, "PATH": f"{toolkit / 'bin'}{os.pathsep}{env['PATH']}"}
+    again = build_rodinia_with(root, program, newer, timeout, str(toolkit))
+    return Build(program, "", again.ok, build.seconds + again.seconds,
+                 f"{DROPPED_ARCH} (with -arch=sm_80: {'ok' if again.ok else again.first_error})",
+                 build.log_tail[-1500:] + again.log_tail[-4500:])
+
+
+def build_rodinia_with(root: Path, program: str, env: dict[str, str], timeout: float, cuda_dir: str) -> Build:
+    directory = root / "cuda" / program
+    subprocess.run(["make", "clean"], cwd=directory, env=env, capture_output=True)
+    ok, log, seconds = run_logged(["make", "-j1", f"CUDA_DIR={cuda_dir}"], directory, env, timeout)
+    return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
+
+
+PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs, "rodinia": rodinia_programs}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -262,7 +317,7 @@ def build_corpus(args: argparse.Namespace) -> None:
             if args.corpus == "shoc":
                 built = build_shoc(tree, todo, env, args.timeout)
             else:
-                builder = build_parboil if args.corpus == "parboil" else build_book
+                builder = {"parboil": build_parboil, "book": build_book, "rodinia": build_rodinia}[args.corpus]
                 built = {}
                 for index, program in enumerate(todo, 1):
                     built[program] = builder(tree, program, env, args.timeout)
@@ -283,7 +338,7 @@ FAILURE_CLASSES = (
     (re.compile(r"no matching function for call to 'hip\w+'"),
      "CUDA runtime C++ overload (typed pointer argument) HIP lacks"),
     (re.compile(r"undefined reference to (symbol )?.hip\w+"),
-     "link without the HIP runtime: the libraries read from `nvcc -dryrun` (SHOC's find_cuda_libs.sh) are empty"),
+     "link without the HIP runtime"),
     (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
 )
 
@@ -312,6 +367,9 @@ def report(args: argparse.Namespace) -> None:
            "cassc's build runs in the Debian sid root with ROCm 6.4 (`.ci/in-rocm-root`: hipBLAS, hipFFT), as Debian "
            "12's HIP 5.2 has neither (there, configure finds no usable CUDA: the stand-in's `-lcublas` says "
            "\"needs hipBLAS\"). `--disable-dataunzip` (the data sets are for runs; the root has no unzip)",
+           "- Rodinia: each `cuda/` program built by `make CUDA_DIR=$CUDA_PATH` in its directory (built: make "
+           "succeeds); its data sets are not in the repository, so its programs "
+           "are not run on the GPU",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():

@@ -178,6 +178,9 @@ def env() -> None:
         "PATH": f"{root / 'bin'}:{os.environ.get('PATH', '')}",
         "CUDA_HOME": str(root), "CUDA_PATH": str(root), "CUDA_ROOT": str(root),
         "CUDACXX": str(root / "bin" / "nvcc"), "CUDAARCHS": "80", "HIP_PLATFORM": "amd",
+        # Host-compiler links of -lcudart/-lcuda that name no -L for the toolkit (Makefiles that write
+        # -L/usr/local/cuda/lib64, configure's LIBS) find the stand-in's, as they find a CUDA install's there.
+        "LIBRARY_PATH": ":".join(filter(None, [str(root / "lib64"), os.environ.get("LIBRARY_PATH")])),
     }
     for name, value in values.items():
         print(f"export {name}={shlex.quote(value)}")

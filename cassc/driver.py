@@ -193,6 +193,8 @@ def _validate_inputs(inv: Invocation) -> None:
         if item.kind is InputKind.UNKNOWN:
             _refuse_nvcc_built_binaries([item.path])
             raise UsageError(f"Don't know what to do with '{item.path}'")
+        if inv.dryrun and not item.path.exists():
+            continue  # nvcc's --dryrun lists a missing input's steps (scripts probe it with a made-up name)
         if not item.path.is_file():
             what = "is a directory" if item.path.is_dir() else "does not exist"
             raise InputError(f"cannot read input file '{item.path}': it {what}")

@@ -60,7 +60,7 @@ class Runner:
 
     def show(self, command: list[str]) -> None:
         if self.verbose or self.dryrun:
-            print("#$ " + shlex.join(command), file=sys.stderr)
+            print("#$ " + nvcc_join(command), file=sys.stderr)
 
     def stage(self, name: str, arguments: list[str]) -> bool:
         """Show an in-process stage as the command that runs it on its own (`nvcc --cassc-stage=NAME ...`):
@@ -104,6 +104,16 @@ class Runner:
     def run(self, command: list[str], *, what: str, env: dict[str, str] | None = None) -> str:
         """Run a command; its diagnostics go to stderr. Raises CompileError when it fails."""
         return self.attempt(command, env).reported(what)
+
+
+def nvcc_join(command: list[str]) -> str:
+    """A command as nvcc's -v/--dryrun lines print it: shell words, the output after `-o` in double quotes.
+    Scripts read nvcc's link line by that spelling (`sed 's#^.*-o "a.out"##'`, SHOC's find_cuda_libs.sh)."""
+    words = [shlex.quote(word) for word in command]
+    for index in range(1, len(command)):
+        if command[index - 1] == "-o" and not re.search(r'["$`\\]', command[index]):
+            words[index] = f'"{command[index]}"'
+    return " ".join(words)
 
 
 def _line_reader() -> Callable[[str, int], str | None]:

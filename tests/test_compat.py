@@ -515,3 +515,52 @@ def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_
     write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")
     cassc("-c", "k.cu", "-o", "k.o")
     assert (tmp_path / "k.o").is_file()
+
+
+def test_coalesced_group_and_tile_members_hip_lacks(cassc, tmp_path: Path) -> None:
+    """CUDA's coalesced_group and thread_block_tile members (ballot, any, all, match_any, match_all,
+    num_threads) compile whether HIP's class has them or not; a class with members of those names
+    (std::bitset) keeps its own, in CUDA and C++ units."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <bitset>
+namespace cg = cooperative_groups;
+__global__ void k(unsigned long long* out, float* f) {
+  cg::coalesced_group active = cg::coalesced_threads();
+  int v = threadIdx.x, pred = 0;
+  out[0] = active.ballot(v > 3) + active.any(v > 3) + active.all(v > 3) + active.num_threads();
+  out[1] = active.match_any(f[v]) + active.match_all(v, pred) + pred + active.shfl(v, 0) + active.thread_rank();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+  out[2] = tile.ballot(v & 1) + tile.any(v) + tile.all(v) + tile.match_any(v) + tile.num_threads();
+  cg::coalesced_group odd = cg::binary_partition(tile, v & 1), same = cg::labeled_partition(active, v / 4);
+  out[3] = odd.size() + odd.thread_rank() + same.shfl(v, 0) + cg::labeled_partition(tile, v % 3).size();
+  cg::invoke_one(tile, [&](int x) { out[4] = x; }, v);
+  out[5] = cg::invoke_one_broadcast(active, [&] { return (int)atomicAdd((unsigned long long*)out, 1ull); });
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int slot;
+  cluster.sync();
+  out[6] = *cluster.map_shared_rank(&slot, 0) + cluster.block_rank() + cluster.num_blocks() + cluster.thread_rank();
+}
+int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assert "ds_bpermute_b32" in (tmp_path / "k.s").read_text()  # match_any's shuffles
+    cassc("k.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")]).returncode == 0
+    write(tmp_path / "host.cpp", "#include <bitset>\nint main() { std::bitset<4> b(15); return b.all() ? 0 : 1; }\n")
+    cassc("host.cpp", "-o", "host")
+    assert subprocess.run([str(tmp_path / "host")]).returncode == 0
+
+
+@pytest.mark.skipif(not Path("/usr/include/EGL/eglext.h").is_file(), reason="needs EGL's headers (libegl-dev)")
+def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
+    """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""
+    write(tmp_path / "types.cu", "#include <cuda_egl_interop.h>\n"
+          "unsigned planes(const cudaEglFrame& f) { return f.planeCount + f.planeDesc[0].width; }\n"
+          "cudaEglStreamConnection connection;\n")
+    cassc("-c", "types.cu")
+    write(tmp_path / "call.cu", "#include <cuda_egl_interop.h>\nint main() {\n  cudaEglStreamConnection c;\n"
+          "  return cudaEGLStreamConsumerConnect(&c, 0);\n}\n")
+    result = cassc("-c", "call.cu", check=False)
+    assert result.returncode != 0
+    assert "call.cu:4:" in result.stderr and "EGL interop has no HIP counterpart" in result.stderr

@@ -19,3 +19,11 @@ def test_literals_comments_and_other_members_are_left_alone() -> None:
     text = ('puts("warp.meta_group_size()"); // warp.meta_group_rank()\n'
             "int c = warp.meta_group_sizes() + warp.meta_group_size(1);\n")
     assert rewrite_member_calls(text) == (text, 0)
+
+
+def test_members_that_take_arguments_keep_them_after_the_object() -> None:
+    text = "int a = g.ballot(v > 3) + t->any(p) + bits.any() + g.match_all(v, pred) + g.num_threads();\n"
+    rewritten, count = rewrite_member_calls(text)
+    assert count == 5
+    assert rewritten == ("int a = __cassc_ballot(g, v > 3) + __cassc_any(*t, p) + __cassc_any(bits)"
+                         " + __cassc_match_all(g, v, pred) + __cassc_num_threads(g);\n")

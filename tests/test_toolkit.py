@@ -220,3 +220,58 @@ def test_cassc_links_cuda_libraries_through_the_stand_in_toolkit(cassc, toolkit:
         pytest.skip("hipBLAS is installed here")
     assert failed.returncode != 0
     assert "cassc: -lcublas needs hipBLAS (for libcublas)" in failed.stderr
+
+
+ELABORATED_NAMES = """\
+#include <cuda_runtime.h>
+#include <cuda_gl_interop.h>
+struct cudaGraphicsResource *resource;
+struct cudaArray *array;
+struct cudaPitchedPtr pitched;
+struct cudaExtent extent;
+struct cudaChannelFormatDesc format;
+struct cudaFuncAttributes attributes;
+struct cudaDeviceProp properties;
+struct CUstream_st *stream;
+enum cudaMemcpyKind kind = cudaMemcpyHostToDevice;
+enum cudaLimit limit = cudaLimitMallocHeapSize;
+cudaGraphicsResource *plain;
+cudaArray_t typed = array;
+int main() { return resource == plain && typed == array ? 0 : 1; }
+"""
+
+
+def test_elaborated_cuda_type_names_in_host_code_gcc_builds(toolkit: Path, tmp_path: Path) -> None:
+    """`struct cudaGraphicsResource *` in a .cpp that g++ compiles against the stand-in's headers: the
+    CUDA tag names a tag there, not HIP's typedef (which g++ rejects after `struct`)."""
+    source = write(tmp_path / "host.cpp", ELABORATED_NAMES)
+    subprocess.run(["g++", "-Wno-unused-result", f"-I{toolkit}/include", str(source), f"-L{toolkit}/lib64", "-lcudart",
+                    "-o", str(tmp_path / "host")], check=True)
+    assert run_program(tmp_path / "host").returncode == 0
+
+
+@pytest.mark.skipif(not Path("/usr/local/cuda/include/driver_types.h").is_file(), reason="needs CUDA's headers")
+def test_cuda_tag_naming_rule_matches_cudas_headers() -> None:
+    """toolkit.is_cuda_tag, for every renamed CUDA name whose HIP twin is a typedef of another tag."""
+    from cassc.hipify.tables import load_tables
+    from cassc.toolchain import find_toolchain
+    from cassc.toolkit import hip_tag_typedefs, is_cuda_tag
+
+    text = "".join(p.read_text(errors="replace") for p in Path("/usr/local/cuda/include").glob("*.h"))
+    declared = set(re.findall(r"\b(?:struct|union|enum)\s+(?:__device_builtin__\s+|CUDARTAPI\s+)?(\w+)\s*[{;*]", text))
+    hip_tags = hip_tag_typedefs(find_toolchain().hip_include_dir)
+    checked = [cuda for cuda, hip in load_tables().identifiers.items() if hip in hip_tags]
+    assert checked
+    wrong = [cuda for cuda in checked if is_cuda_tag(cuda) != (cuda in declared)]
+    assert wrong == []
+
+
+def test_env_lets_host_links_find_the_runtime_without_a_library_directory(cassc_env: dict[str, str], toolkit: Path,
+                                                                          tmp_path: Path) -> None:
+    """`g++ app.cpp -lcudart -lcuda` after `eval "$(cassc env)"`, as Makefiles that hard-code
+    -L/usr/local/cuda/lib64 (absent on an AMD machine) link."""
+    write(tmp_path / "app.cpp", NVIDIA_STYLE_PROGRAM)
+    script = f'eval "$({sys.executable} -m cassc env)" && g++ app.cpp -L/nonexistent/cuda/lib64 -lcudart -lcuda -o app'
+    subprocess.run(["sh", "-c", script], cwd=tmp_path, env=cassc_env, check=True)
+    ran = run_program(tmp_path / "app", env={**os.environ, "LD_LIBRARY_PATH": str(toolkit / "lib64")})
+    assert ran.stdout == "status 100\n"

@@ -50,6 +50,7 @@
 #if defined(__cplusplus)
 #include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
 #include <cassc/device_intrinsics.h> /* address spaces, clusters, vector atomics... */
+#include <cassc/member_calls.h> /* CUDA member calls HIP's classes lack, as hipify rewrote them */
 /* Managed variables: clang's HIP attribute, registered by HIP's runtime (__hipRegisterManagedVar). */
 #ifndef __managed__
 #define __managed__ __attribute__((managed))

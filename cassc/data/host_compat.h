@@ -4,3 +4,4 @@
 #pragma once
 #include <hip/hip_common.h>
 #define __NVCC__ 1
+#include <cassc/member_calls.h> /* CUDA member calls, as hipify rewrote them: the object's own member */

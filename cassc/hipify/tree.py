@@ -122,7 +122,9 @@ def hipify_unit(
         if original in mirrored:
             continue
         try:
-            text = original.read_text(errors="surrogateescape")
+            # --dryrun lists a missing source's steps, as nvcc's does: its unit is empty.
+            text = "" if not write and spelled == str(source) and not original.exists() else \
+                original.read_text(errors="surrogateescape")
         except OSError as error:
             raise InputError(f"cannot read '{spelled or original}': {error.strerror}") from error
         # A byte-order mark is only allowed first in a file; the mirror starts with its #line.
