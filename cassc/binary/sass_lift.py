@@ -24,8 +24,8 @@ import struct
 from dataclasses import dataclass
 
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
-from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
-                               Unparsed)
+from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
+                               SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
 
 # Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
@@ -88,7 +88,9 @@ class SassLifter(Emitter):
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
         self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
-        self.inlined: list[tuple[set[str], str, str]] = []  # the copies being emitted: (labels, suffix, return)
+        # the copies being emitted (op_CALL): (their labels, suffix, return label, code, name, what a CALL.ABS
+        # in them names)
+        self.inlined: list[tuple[set[str], str, str, list[SassInstruction], str, dict[str, SassFunction]]] = []
         # the windows whose generic addresses the kernel makes (it reads their base): see WINDOW_HIGH
         self.windows = {"shared" for i in kernel.instructions for o in i.operands
                         if isinstance(o, Special) and o.name == "SR_SWINHI"} | {
@@ -310,7 +312,24 @@ class SassLifter(Emitter):
             return self.constant(operand, 4)
         if isinstance(operand, Special):
             return self.special_value(operand)
+        if isinstance(operand, Relocated):
+            return self.relocated(operand)
         raise self.fail(f"operand {operand}")
+
+    def relocated(self, operand: Relocated) -> str:
+        """A half of a `__device__` variable's address (relocatable code's `32@lo(name)`): read from a table
+        in memory, as bank 4's addresses are (`device_address`)."""
+        if operand.symbol not in self.kernel.device_variables:
+            raise self.fail(f"the address of {operand.symbol}, which no linked cubin defines as a __device__ "
+                            "variable")
+        self.module_globals.update(device_variable_definitions(self.kernel))
+        table = quote(f"__cassc_address.{operand.symbol}")
+        self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
+                                      f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
+        address = self.value(f"add i64 {self.value(f'load i64, ptr addrspace(4) @{table}, align 8')}, {operand.addend}")
+        if operand.high:
+            address = self.value(f"lshr i64 {address}, 32")
+        return self.value(f"trunc i64 {address} to i32")
 
     def int32(self, operand: object) -> str:
         """An integer operand: -R is its negation, ~R its complement."""
@@ -425,6 +444,10 @@ class SassLifter(Emitter):
         """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
         the variable the base offset names), each variable a named global as the PTX path defines them, so
         that cudaMemcpyToSymbol finds it."""
+        if operand.symbol is not None:
+            raise self.fail(f"the constant {operand.symbol}, which no linked cubin defines")
+        if operand.register is not None and self.kernel.relocatable:
+            return self.indexed_user_constant(operand, size)
         found = next(((name, start) for name, (bank, start, length) in self.kernel.constant_symbols.items()
                       if bank == operand.bank and start <= operand.offset < start + max(length, 1)), None)
         if found is None:
@@ -436,6 +459,23 @@ class SassLifter(Emitter):
             register = self.register32(operand.register)
             index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
         pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def indexed_user_constant(self, operand: Constant, size: int) -> str:
+        """An indexed read of bank 3 in relocatable code: the variable's place comes through the register
+        (`UMOV UR4, `(name)`), not the immediate, so the variable holding the whole offset is chosen at run
+        time among the bank's (a whole-program cubin's immediate names it: `user_constant`)."""
+        self.module_globals.update(constant_variables(self.kernel))
+        offset = self.value(f"add i32 {self.register32(operand.register)}, {operand.offset}")  # type: ignore[arg-type]
+        pointer = "null"
+        for name, (bank, start, length) in sorted(self.kernel.constant_symbols.items(), key=lambda s: s[1][1]):
+            if bank != operand.bank:
+                continue
+            inside = self.value(f"sub i32 {offset}, {start}")
+            element = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 "
+                                 f"{self.value(f'zext i32 {inside} to i64')}")
+            holds = self.value(f"icmp ult i32 {inside}, {max(length, 1)}")
+            pointer = self.value(f"select i1 {holds}, ptr addrspace(4) {element}, ptr addrspace(4) {pointer}")
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
 
     def own_constant(self, operand: Constant, size: int) -> str:
@@ -476,8 +516,22 @@ class SassLifter(Emitter):
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
 
     def frame_top(self) -> int:
-        """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it."""
-        return max(self.kernel.frame_size, 16)
+        """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it;
+        the frames of the functions it calls (-rdc) lie below the kernel's, each aligned to 16 bytes."""
+        return max(self.kernel.frame_size + self.callee_frames(self.kernel.instructions, self.kernel.functions, 0), 16)
+
+    def callee_frames(self, code: list[SassInstruction], functions: dict[str, SassFunction], depth: int) -> int:
+        """The deepest chain of callee frames below a function of `code` (each as much as 15 bytes more for
+        its alignment); calls nest 4 deep at most (op_CALL)."""
+        deepest = 0
+        for instruction in code:
+            target = instruction.operands[-1] if instruction.operands else None
+            if instruction.opcode == "CALL" and isinstance(target, BranchTarget) and depth < 4 \
+                    and target.label in functions:
+                callee = functions[target.label]
+                deepest = max(deepest, callee.frame_size + 15 + self.callee_frames(callee.instructions, callee.calls,
+                                                                                   depth + 1))
+        return deepest
 
     def local_base(self) -> str:
         if self.local is None:
@@ -1392,6 +1446,14 @@ class SassLifter(Emitter):
 
     op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
 
+    def op_BMOV(self, instruction: SassInstruction) -> None:
+        """BMOV.32(.CLEAR) Rd, Bn / BMOV.32 Bn, Rs: a convergence barrier saved to a register and restored
+        (a callee keeps its caller's across its own). The barriers are hints here (`reconvergence_hint`),
+        so the register holds nothing of meaning: 0."""
+        destination = instruction.operands[0]
+        if isinstance(destination, Register) and destination.kind == "R":
+            self.write32(destination, "0")
+
     def op_SHFL(self, instruction: SassInstruction) -> None:
         """SHFL.{IDX,UP,DOWN,BFLY} p, d, a, b, c: c packs the clamp (low 5 bits) and segment mask (bits 8-12)."""
         flag, destination, a, b, c = instruction.operands
@@ -1466,40 +1528,60 @@ class SassLifter(Emitter):
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
 
     def op_CALL(self, instruction: SassInstruction) -> None:
-        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths): a copy of it at each
-        call, whose RET goes back to the instruction after this CALL. One shared copy would join every
+        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths), or CALL.ABS(.NOINC) to a
+        function a relocatable cubin names (its own, or one another cubin of the program exports): a copy
+        of it at each call, whose RET goes back to the instruction after this CALL. Registers are the
+        machine's, shared by caller and callee as the ABI shares them. One shared copy would join every
         caller's live values in it (registers spilled by the hundred); a copy per call keeps them apart.
         A CALL to a label of the kernel's own code (ptxas' jump with a convergence point) is a branch."""
         target = instruction.operands[-1]
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        functions = self.inlined[-1][5] if self.inlined else self.kernel.functions
+        if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
+            callee = functions[target.label]
+            self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
+                      callee.calls)
+            return
         if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
-                target.label in i.labels for i in self.kernel.instructions):
+                target.label in i.labels for i in code):
             name = target.label if isinstance(target, BranchTarget) else str(target)
-            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
-        region = self.subroutines.get(target.label)
+            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code"
+                            + (" nor a function of the linked cubins: link the -rdc object that defines it"
+                               if instruction.has("ABS") else ""))
+        region = (subroutines(code) if self.inlined else self.subroutines).get(target.label)
         if region is None:
             self.branch(self.label(target.label))
             return
-        if len(self.inlined) >= 4 or any(target.label in labels for labels, _, _ in self.inlined):
-            raise self.fail(f"a call to {target.label} nested too deep (or recursive)")
-        instructions = self.kernel.instructions
-        back = self.return_label(instructions[instructions.index(instruction) + 1].address)
+        self.copy(instruction, code, target.label, code, region, functions)
+
+    def copy(self, call: SassInstruction, caller: list[SassInstruction], name: str, code: list[SassInstruction],
+             region: range, functions: dict[str, SassFunction]) -> None:
+        """The instructions `region` of `code` (a subroutine or function called by `call`), inlined; a
+        CALL.ABS in them names one of `functions`."""
+        if len(self.inlined) >= 4 or any(name == entry[4] for entry in self.inlined):
+            raise self.fail(f"a call to {name} nested too deep (or recursive)")
+        back = self.return_label(caller[caller.index(call) + 1].address)
+        sites = {after.address for before, after in zip(code, code[1:]) if before.opcode == "CALL"}
         number = self.counter = self.counter + 1
-        self.inlined.append(({label for j in region for label in instructions[j].labels}, f".c{number}", back))
-        self.branch(self.label(target.label))
+        self.inlined.append(({label for j in region for label in code[j].labels}, f".c{number}", back, code, name,
+                             functions))
+        entry = quote(f"call.c{number}")
+        self.branch(entry)
+        self.place_label(entry)
         for j in region:
-            for label in instructions[j].labels:
+            for label in code[j].labels:
                 self.place_label(self.label(label))
-            if instructions[j].address in self.return_sites:
-                self.place_label(self.return_label(instructions[j].address))
-            if instructions[j].opcode == "NOP" or (instructions[j].opcode == "BRA" and self.is_self_loop(instructions[j])):
+            if code[j].address in sites:
+                self.place_label(self.return_label(code[j].address))
+            if code[j].opcode == "NOP" or (code[j].opcode == "BRA" and self.is_self_loop(code[j])):
                 continue
-            self.current = instructions[j]
-            self.instruction(instructions[j], set())
+            self.current = code[j]
+            self.instruction(code[j], set())
         if not self.terminated:
             self.emit("unreachable")  # a subroutine ends in its RET
             self.terminated = True
         self.inlined.pop()
-        self.current = instruction
+        self.current = call
 
     def op_RET(self, instruction: SassInstruction) -> None:
         """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL): in a
