@@ -126,6 +126,7 @@ class SassInstruction:
     guard: Register | None  # None: always executed
     text: str  # the line as printed, for messages
     labels: tuple[str, ...] = ()  # the labels that name this instruction's address
+    branch_targets: tuple[str, ...] = ()  # an indirect branch's (BRX) possible targets, as nvdisasm notes them
 
     def has(self, *modifiers: str) -> bool:
         return any(m in self.modifiers for m in modifiers)
@@ -295,7 +296,10 @@ def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstructio
     match = _LINE.match(line)
     if not match:
         raise SassSyntaxError(f"not a SASS instruction line: '{line.strip()}'")
+    notes = re.findall(r"\(\*\"(.*?)\"\*\)", match["body"])
     body = re.sub(r"\(\*.*?\*\)", "", match["body"]).rstrip(" ;")  # (*"SpillRefill"*): nvdisasm's notes
+    targets = next((tuple(t.strip() for t in note.split(None, 1)[1].split(",")) for note in notes
+                    if note.startswith("BRANCH_TARGETS ")), ())
     guard = None
     guard_match = _GUARD.match(body)
     if guard_match:
@@ -306,10 +310,10 @@ def parse_instruction(line: str, labels: tuple[str, ...] = ()) -> SassInstructio
         raise SassSyntaxError(f"not an opcode: '{head}' in '{line.strip()}'")
     opcode, *modifiers = head.split(".")
     rest = re.sub(r"([^,\s])\s+`\(", r"\1, `(", rest)  # RET.REL.NODEC R2 `(kernel): a register, then a target
-    rest = re.sub(r"^(R\d+)\s+(0x[0-9a-fA-F]+)$", r"\1, \2", rest)  # RET.ABS.NODEC R20 0x0: a register, an offset
+    rest = re.sub(r"^(R\d+)\s+(-?0x[0-9a-fA-F]+)$", r"\1, \2", rest)  # RET.ABS.NODEC R20 0x0, BRX R6 -0x1a0
     operands = tuple(_operand_or_text(o) for o in _split_operands(rest)) if rest.strip() else ()
     return SassInstruction(int(match["address"], 16), opcode, tuple(modifiers), operands, guard,
-                           match["body"].strip(), labels)
+                           match["body"].strip(), labels, targets)
 
 
 def parse_listing(text: str) -> dict[str, list[SassInstruction]]:

@@ -1487,18 +1487,50 @@ class SassLifter(Emitter):
     op_VOTEU = op_VOTE
 
     def op_BRA(self, instruction: SassInstruction) -> None:
-        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold."""
+        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold.
+        BRA.DIV mask, target / BRA.CONV mask, target: taken where the warp has diverged (a lane of `mask`
+        is not active; ptxas' way to a warp-wide operation's per-lane fallback) / has not."""
         target = instruction.operands[-1]
+        guard = instruction.guard
+        condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
+        if instruction.has("DIV", "CONV") and isinstance(target, BranchTarget) and len(instruction.operands) == 2 \
+                and isinstance(instruction.operands[0], Register) and instruction.operands[0].kind in ("R", "UR"):
+            mask = self.int32(instruction.operands[0])
+            active = self.value(f"and i32 {self.active_mask()}, {mask}")
+            relation = "ne" if instruction.has("DIV") else "eq"
+            taken = self.value(f"icmp {relation} i32 {active}, {mask}")
+            self.branch(self.label(target.label), taken if condition is None else
+                        self.value(f"and i1 {condition}, {taken}"))
+            return
         if not isinstance(target, BranchTarget) or len(instruction.operands) > 2 or (
                 len(instruction.operands) == 2 and not (isinstance(instruction.operands[0], Register)
                                                         and instruction.operands[0].kind in ("P", "UP"))):
             raise self.fail("a branch whose target is not a label")
-        guard = instruction.guard
-        condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
         if len(instruction.operands) == 2:
             operand = self.predicate_operand(instruction.operands[0])
             condition = operand if condition is None else self.value(f"and i1 {condition}, {operand}")
         self.branch(self.label(target.label), condition)
+
+    def op_BRX(self, instruction: SassInstruction) -> None:
+        """BRX Rn offset: to the address (of the function's code) next + offset + Rn, where next is the
+        following instruction's; Rn comes from a jump table (bank 2). The targets are those nvdisasm notes
+        (BRANCH_TARGETS): a switch on Rn over them."""
+        register, offset = instruction.operands
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        if not isinstance(register, Register) or not isinstance(offset, Immediate) or not instruction.branch_targets:
+            raise self.fail("an indirect branch without the targets nvdisasm notes")
+        address = {label: i.address for i in code for label in i.labels}
+        missing = [t for t in instruction.branch_targets if t not in address]
+        if missing:
+            raise self.fail(f"an indirect branch to {missing[0]}, which is not a label of the function")
+        base = code[code.index(instruction) + 1].address + offset.integer()
+        number = self.counter = self.counter + 1
+        cases = " ".join(f"i32 {address[t] - base}, "
+                         f"label %{self.label(t)}" for t in dict.fromkeys(instruction.branch_targets))
+        self.emit(f"switch i32 {self.register32(register)}, label %nowhere{number} [ {cases} ]")
+        self.lines.append(f"nowhere{number}:")
+        self.emit("unreachable")
+        self.terminated = True
 
     def op_P2R(self, instruction: SassInstruction) -> None:
         """P2R d, PR, a, mask: P0..P6 as bits 0..6, where mask has them; a's bits elsewhere."""
