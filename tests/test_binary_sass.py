@@ -466,6 +466,19 @@ def test_a_divergence_branch_tests_the_active_lanes() -> None:
         assert "@llvm.nvvm.activemask()" in ir and f"{relation} i32" in ir and "and i32" in ir
 
 
+def test_warp_operations_on_nvptx_name_the_active_lanes_as_members() -> None:
+    """SASS votes and shuffles run in divergent code (a loop only some lanes take: vol2col's VOTEU.ALL);
+    NVPTX's .sync forms with a full member mask there are undefined: the members are the active lanes, and
+    WARPSYNC names its own mask."""
+    lines = ["ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA `(.L_x)", "VOTEU.ALL UP1, P2", "VOTE.ANY R3, PT, P2",
+             "SHFL.BFLY PT, R4, R5, 0x1, 0x1f", "WARPSYNC R6", ".L_x:", "EXIT"]
+    ir = lift_sass_kernels([kernel_of(lines)], NVPTX, data_layout(NVPTX))[0]
+    assert "sync(i32 -1" not in ir and ir.count("@llvm.nvvm.activemask()") >= 3
+    assert re.search(r"call i32 @llvm.nvvm.vote.ballot.sync\(i32 %v\d+, i1", ir)
+    assert re.search(r"call \{?i32, i1\}? @llvm.nvvm.shfl.sync.bfly.i32p\(i32 %v\d+", ir)
+    assert re.search(r"call void @llvm.nvvm.bar.warp.sync\(i32 %v\d+\)", ir)
+
+
 def test_relocatable_operands_parse_to_symbols() -> None:
     operand = parse_operand
     assert operand("32@lo(da)") == Relocated("da", False)

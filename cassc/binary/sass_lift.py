@@ -1439,7 +1439,8 @@ class SassLifter(Emitter):
         self.fence("cta" if instruction.has("CTA") else "sys" if instruction.has("SYS") else "gpu")
 
     def op_WARPSYNC(self, instruction: SassInstruction) -> None:
-        self.warp_sync()
+        """WARPSYNC mask: the lanes of the mask (a register or an immediate) meet."""
+        self.warp_sync(self.int32(instruction.operands[0]) if instruction.operands else "-1")
 
     def reconvergence_hint(self, instruction: SassInstruction) -> None:
         """BSSY/BSYNC mark where diverged threads meet again; the IR's structured control flow already does."""
@@ -1458,7 +1459,8 @@ class SassLifter(Emitter):
         """SHFL.{IDX,UP,DOWN,BFLY} p, d, a, b, c: c packs the clamp (low 5 bits) and segment mask (bits 8-12)."""
         flag, destination, a, b, c = instruction.operands
         mode = next(m.lower() for m in instruction.modifiers if m in ("IDX", "UP", "DOWN", "BFLY"))
-        value, valid = self.shuffle(mode, self.int32(a), self.int32(b), self.int32(c), lambda: "-1")
+        # SASS's SHFL exchanges among the lanes that run it (a WARPSYNC before it names them)
+        value, valid = self.shuffle(mode, self.int32(a), self.int32(b), self.int32(c), self.active_mask)
         self.write32(destination, value)
         if isinstance(flag, Register) and flag.index is not None:
             self.set_predicate(flag, valid())
