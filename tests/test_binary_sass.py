@@ -23,7 +23,7 @@ from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, flo
                                      float_square_roots, lift_sass_kernels)
 from cassc.binary.translate import translate, translate_group
 from cassc.formats.code_object import code_object_target
-from cassc.formats.cubin import CubinKernel
+from cassc.formats.cubin import CubinKernel, KernelParam
 from cassc.toolchain import find_toolchain
 
 from conftest import gpu_targets, write
@@ -477,6 +477,26 @@ def test_warp_operations_on_nvptx_name_the_active_lanes_as_members() -> None:
     assert re.search(r"call i32 @llvm.nvvm.vote.ballot.sync\(i32 %v\d+, i1", ir)
     assert re.search(r"call \{?i32, i1\}? @llvm.nvvm.shfl.sync.bfly.i32p\(i32 %v\d+", ir)
     assert re.search(r"call void @llvm.nvvm.bar.warp.sync\(i32 %v\d+\)", ir)
+
+
+def test_an_indexed_parameter_read_picks_the_parameter_holding_the_whole_offset() -> None:
+    """c[0x0][R3+0x158]: a struct parameter's array indexed at run time, the immediate below the parameter
+    window (ptxas folded part of the index into it): the parameter is chosen from the whole offset."""
+    params = (KernelParam(0, 0, 8), KernelParam(1, 8, 16))
+    kernel = SassKernel("t", 80, [parse_instruction(f"        /*{16 * i:04x}*/  {line} ;") for i, line in enumerate(
+        ["LDC.64 R18, c[0x0][R3+0x158]", "STG.E.64 [R4.64], R18", "EXIT"])], CubinKernel("t", params, 24, 0x160, 0, 0))
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "add i32" in ir and "icmp ult i32" in ir and "select i1" in ir
+    assert re.search(r"add i32 %v\d+, -8", ir)  # 0x158 - 0x160
+
+
+def test_warp_collective_regions_and_warp_counting_atomics_lift() -> None:
+    lines = ["MOV R14, 0xffffffff", "WARPSYNC.COLLECTIVE R14, `(.L_x_1)", "SHFL.IDX P1, R18, R15, R2, R18",
+             "ENDCOLLECTIVE", ".L_x_1:", "ATOMS.POPC.INC.32 RZ, [UR4]", "EXIT"]
+    ir, names, failures = lift_sass_kernels([kernel_of(lines)], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "atomicrmw add ptr addrspace(3)" in ir and ", i32 1 " in ir
+    with_old = lift_sass_kernels([kernel_of(["ATOMS.POPC.INC.32 R2, [UR4]", "EXIT"])], AMDGPU, data_layout(AMDGPU))[2]
+    assert "a warp-counting atomic whose old value is read" in with_old["t"]
 
 
 def test_relocatable_operands_parse_to_symbols() -> None:

@@ -403,6 +403,8 @@ class SassLifter(Emitter):
             return self.user_constant(operand, size)
         if operand.bank in self.kernel.own_banks:
             return self.own_constant(operand, size)
+        if operand.register is not None and operand.bank == 0:
+            return self.indexed_parameter(operand, size)
         if operand.register is not None:
             raise self.fail(f"an indexed read of constant bank {operand.bank}")
         if operand.bank == 4:
@@ -439,6 +441,25 @@ class SassLifter(Emitter):
         if size == 8:
             return self.pair(self.parameter_bytes(offset, 4), self.parameter_bytes(offset + 4, 4))
         raise self.fail(f"a read of parameter bytes {offset}..{offset + size} outside the parameters")
+
+    def indexed_parameter(self, operand: Constant, size: int) -> str:
+        """c[0x0][Rn+offset]: an array in a by-value struct parameter indexed at run time (the only arrays
+        bank 0 holds). ptxas folds part of the index into the immediate, so the immediate need not lie in the
+        parameter read: the parameter holding the whole offset is chosen at run time."""
+        offset = self.value(f"add i32 {self.register32(operand.register)}, "  # type: ignore[arg-type]
+                            f"{operand.offset - self.kernel.metadata.param_base}")
+        pointer = None
+        for start, length, base, space in self.params:
+            inside = self.value(f"sub i32 {offset}, {start}")
+            element = self.offset_pointer(base, space, self.value(f"zext i32 {inside} to i64"))
+            if pointer is None:
+                pointer = element
+                continue
+            holds = self.value(f"icmp ult i32 {inside}, {length}")
+            pointer = self.value(f"select i1 {holds}, {self.ptr(space)} {element}, {self.ptr(space)} {pointer}")
+        if pointer is None:
+            raise self.fail("an indexed read of parameters the kernel does not have")
+        return self.value(f"load i{8 * size}, {self.ptr(self.params[0][3])} {pointer}, align {min(size, 4)}")
 
     def user_constant(self, operand: Constant, size: int) -> str:
         """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
@@ -1396,6 +1417,13 @@ class SassLifter(Emitter):
         ptx_type = ("f" if floating else "s" if signed else "u") + ("64" if wide else "32")
         pointer, number = self.address(address, space, wide=instruction.has("E") and space == "global")
         scope = "cta" if space == "shared" else "gpu"
+        if instruction.has("POPC"):
+            # ATOMS.POPC.INC RZ, [a]: [a] grows by the number of lanes that run it (one atomic for the warp);
+            # the same as each lane adding 1 where the old value is not read
+            if not instruction.has("INC") or not isinstance(destination, Register) or destination.index is not None:
+                raise self.fail("a warp-counting atomic whose old value is read")
+            self.atomic("add", ptx_type, pointer, number, "1", scope)
+            return
         if instruction.has("CAS"):
             read = self.int64 if wide else self.int32
             old = self.compare_exchange(64 if wide else 32, pointer, number, read(operands[0]), read(operands[1]),
@@ -1446,6 +1474,7 @@ class SassLifter(Emitter):
         """BSSY/BSYNC mark where diverged threads meet again; the IR's structured control flow already does."""
 
     op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
+    op_ENDCOLLECTIVE = reconvergence_hint  # the end of a WARPSYNC.COLLECTIVE region: its lanes go on together
 
     def op_BMOV(self, instruction: SassInstruction) -> None:
         """BMOV.32(.CLEAR) Rd, Bn / BMOV.32 Bn, Rs: a convergence barrier saved to a register and restored
