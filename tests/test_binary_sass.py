@@ -490,6 +490,19 @@ def test_an_indexed_parameter_read_picks_the_parameter_holding_the_whole_offset(
     assert re.search(r"add i32 %v\d+, -8", ir)  # 0x158 - 0x160
 
 
+def test_words_of_two_half_parameters_and_byte_constants_are_read_piecewise() -> None:
+    """`c[0x0] [0x178].H0_H0` (nvdisasm's spacing) over two __half parameters and the end of the buffer, and
+    LDC.U8 from a `__constant__` byte table."""
+    assert parse_operand("c[0x0] [0x178].H0_H0") == Constant(0, 0x178, suffixes=("H0_H0",))
+    params = (KernelParam(0, 0, 8), KernelParam(1, 8, 2), KernelParam(2, 10, 2))
+    kernel = SassKernel("t", 80, [parse_instruction(f"        /*{16 * i:04x}*/  {line} ;") for i, line in enumerate(
+        ["HADD2.F32 R10, -RZ, c[0x0] [0x168].H0_H0", "HADD2.F32 R11, -RZ, c[0x0] [0x16a].H0_H0",
+         "LDC.U8 R4, c[0x3][R4]", "EXIT"])], CubinKernel("t", params, 12, 0x160, 0, 0),
+        constant_banks={3: bytes(range(16))}, constant_symbols={"table": (3, 0, 16)})
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and ir.count("load i16") == 3 and "load i8, ptr addrspace(4)" in ir
+
+
 def test_warp_collective_regions_and_warp_counting_atomics_lift() -> None:
     lines = ["MOV R14, 0xffffffff", "WARPSYNC.COLLECTIVE R14, `(.L_x_1)", "SHFL.IDX P1, R18, R15, R2, R18",
              "ENDCOLLECTIVE", ".L_x_1:", "ATOMS.POPC.INC.32 RZ, [UR4]", "EXIT"]

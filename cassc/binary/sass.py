@@ -270,7 +270,7 @@ def parse_operand(text: str) -> Operand:
     memory = re.fullmatch(r"(?:desc\[(?P<desc>[^\]]*)\])?\[(?P<inside>[^\]]*)\]", text)
     if memory:
         return _address(memory["inside"])
-    constant = re.fullmatch(r"(?P<neg>[-~]?)(?P<bar>\|?)cx?\[(?P<bank>[^\]]+)\]\[(?P<inside>[^\]]+)\]\|?"
+    constant = re.fullmatch(r"(?P<neg>[-~]?)(?P<bar>\|?)cx?\[(?P<bank>[^\]]+)\]\s*\[(?P<inside>[^\]]+)\]\|?"
                             r"(?P<suffixes>(?:\.[A-Za-z0-9_]+)*)", text)
     if constant:
         inside = _address(constant["inside"])

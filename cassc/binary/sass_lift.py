@@ -432,14 +432,19 @@ class SassLifter(Emitter):
 
     def parameter_bytes(self, offset: int, size: int) -> str:
         """`size` bytes of the parameter buffer from `offset`: one load from the parameter that holds them,
-        or (a 64-bit read of two 32-bit parameters) one per 32-bit half."""
+        or (a word of two parameters) one per half."""
         for start, length, pointer, space in self.params:
             if start <= offset and offset + size <= start + length:
                 element = self.offset_pointer(pointer, space, offset - start) if offset != start else pointer
                 align = min(size, 4) if (offset - start) % size else size
                 return self.value(f"load i{8 * size}, {self.ptr(space)} {element}, align {align}")
-        if size == 8:
-            return self.pair(self.parameter_bytes(offset, 4), self.parameter_bytes(offset + 4, 4))
+        if size in (4, 8):  # a word of two parameters (two __half, two ints): half by half; past the last
+            half = size // 2  # parameter, bank 0's padding (a __half read as `c[0x0][0x178].H0_H0`)
+            end = max((start + length for start, length, _, _ in self.params), default=0)
+            low = self.parameter_bytes(offset, half)
+            high = self.parameter_bytes(offset + half, half) if offset + half < end else "0"
+            wide = self.value(f"shl i{size * 8} {self.value(f'zext i{half * 8} {high} to i{size * 8}')}, {half * 8}")
+            return self.value(f"or i{size * 8} {self.value(f'zext i{half * 8} {low} to i{size * 8}')}, {wide}")
         raise self.fail(f"a read of parameter bytes {offset}..{offset + size} outside the parameters")
 
     def indexed_parameter(self, operand: Constant, size: int) -> str:
@@ -1328,11 +1333,8 @@ class SassLifter(Emitter):
         if instruction.has("64"):
             self.write64(destination, self.constant(source, 8))
         elif small:
-            if source.bank != 0 or source.register is not None:
-                raise self.fail("sub-word constant loads outside the parameters")
-            metadata = self.kernel.metadata
             bits = int(small[1:])
-            value = self.parameter_bytes(source.offset - metadata.param_base, bits // 8)
+            value = self.constant(source, bits // 8)
             self.write32(destination, self.value(f"{'sext' if small[0] == 'S' else 'zext'} i{bits} {value} to i32"))
         else:
             self.write32(destination, self.constant(source, 4))
