@@ -543,8 +543,10 @@ class SassLifter(Emitter):
 
     def frame_top(self) -> int:
         """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it;
-        the frames of the functions it calls (-rdc) lie below the kernel's, each aligned to 16 bytes."""
-        return max(self.kernel.frame_size + self.callee_frames(self.kernel.instructions, self.kernel.functions, 0), 16)
+        the frames of the functions it calls (-rdc) lie below the kernel's. A multiple of 16, as the stack
+        pointer CUDA hands a thread is: frames keep the 8- and 16-byte alignment of their wide accesses."""
+        frames = self.kernel.frame_size + self.callee_frames(self.kernel.instructions, self.kernel.functions, 0)
+        return max(-(-frames // 16) * 16, 16)
 
     def callee_frames(self, code: list[SassInstruction], functions: dict[str, SassFunction], depth: int) -> int:
         """The deepest chain of callee frames below a function of `code` (each as much as 15 bytes more for
