@@ -303,8 +303,8 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     from cassc.binary.extract import read_binary
     from cassc.binary.lift import NVPTX, lift_module
     from cassc.binary.ptx import parse_ptx
-    from cassc.binary.sass_translate import lift_module_sass
-    from cassc.binary.translate import translate
+    from cassc.binary.sass_translate import lift_modules_sass
+    from cassc.binary.translate import is_separate, translate, translate_group
     from cassc.errors import CasscError
     from cassc.toolchain import find_toolchain
 
@@ -324,6 +324,7 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     twin = hip_twin_kernels(source_root / name.replace("-cuda", "-hip"), scratch) \
         if (source_root / name.replace("-cuda", "-hip")).is_dir() else {}
     replaced_any = False
+    separate: list = []  # the -rdc modules: one program, translated together as cassc's link does
     for obj in sorted(scratch.glob("*.o")):
         try:
             modules = read_binary(obj)
@@ -331,6 +332,9 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
             result.note = str(error)
             continue
         for module in modules:
+            if is_separate(module):
+                separate.append(module)
+                continue
             try:
                 translation = translate(module, scratch, lld, force_sass=sass)
             except CasscError as error:
@@ -338,16 +342,12 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
                 continue
             code_object = scratch / f"{obj.stem}.gfx1100.hsaco"
             code_object.write_bytes(translation.code_object)
-            counts = instruction_counts(code_object) if translation.code_object else {}
-            kernel_results = [KernelResult(k.name, True, instructions=counts.get(k.name, 0), vgprs=k.vgprs,
-                                           hip_instructions=twin.get(k.name, (0, 0))[0],
-                                           hip_vgprs=twin.get(k.name, (0, 0))[1]) for k in translation.kernels]
-            kernel_results += [KernelResult(k, False, reason) for k, reason in translation.failures.items()]
+            kernel_results = kernel_comparison(translation, code_object, twin)
             result.kernels += kernel_results
             if translation.failures or module.images[0].section != ".nv_fatbin":
                 continue
             try:
-                ir = lift_module_sass(module, NVPTX)[0] if sass else \
+                ir = lift_modules_sass([module], NVPTX)[0] if sass else \
                     lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX)).ir
                 ptx_text = nvptx_assembly(ir)
             except CasscError as error:
@@ -368,6 +368,15 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
                 replaced_any = True
                 for kernel in kernel_results:
                     kernel.round_trip = kernel.translated
+    if separate:  # translated, not round-tripped: nvlink's device link would have to be redone
+        try:
+            translation = translate_group(separate, scratch, lld, force_sass=sass)
+            code_object = scratch / "rdc.gfx1100.hsaco"
+            code_object.write_bytes(translation.code_object)
+            result.kernels += kernel_comparison(translation, code_object, twin)
+        except CasscError as error:
+            result.kernels += [KernelResult(k.name, False, str(error).splitlines()[0]) for m in separate
+                               for k in m.kernels]
     arguments = run_arguments(scratch)
     if not replaced_any or arguments is None:
         result.note = result.note or ("no object round-tripped" if not replaced_any else "no run target")
@@ -391,6 +400,14 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     result.args = arguments
     result.packed = True
     return result
+
+
+def kernel_comparison(translation, code_object: Path, twin: dict[str, tuple[int, int]]) -> list[KernelResult]:  # type: ignore[no-untyped-def]
+    """Each kernel of a translation: translated or why not, instructions and VGPRs beside the HIP twin's."""
+    counts = instruction_counts(code_object) if translation.code_object else {}
+    return [KernelResult(k.name, True, instructions=counts.get(k.name, 0), vgprs=k.vgprs,
+                         hip_instructions=twin.get(k.name, (0, 0))[0], hip_vgprs=twin.get(k.name, (0, 0))[1])
+            for k in translation.kernels] + [KernelResult(k, False, reason) for k, reason in translation.failures.items()]
 
 
 def retranslate(args: argparse.Namespace) -> None:
@@ -420,7 +437,7 @@ def retranslate_one(args: argparse.Namespace) -> None:
     """One benchmark: nvcc builds it again in a scratch copy; each object's code object replaces the one
     `prepare` left in the build directory (the round trip stays prepare's)."""
     from cassc.binary.extract import read_binary
-    from cassc.binary.translate import translate
+    from cassc.binary.translate import is_separate, translate, translate_group
     from cassc.errors import CasscError
     from cassc.toolchain import find_toolchain
 
@@ -431,14 +448,25 @@ def retranslate_one(args: argparse.Namespace) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(Path(args.hecbench) / "src" / args.name, scratch, symlinks=True)
     run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    separate = []
     for obj in sorted(scratch.glob("*.o")):
         try:
             for module in read_binary(obj):
+                if is_separate(module):
+                    separate.append(module)
+                    continue
                 translation = translate(module, scratch, find_toolchain().lld, force_sass=bool(sample.get("sass")))
                 if translation.code_object:
                     (work / "build" / args.name / f"{obj.stem}.gfx1100.hsaco").write_bytes(translation.code_object)
         except CasscError:
             continue
+    try:
+        translation = translate_group(separate, scratch, find_toolchain().lld, force_sass=bool(sample.get("sass"))) \
+            if separate else None
+        if translation is not None and translation.code_object:
+            (work / "build" / args.name / "rdc.gfx1100.hsaco").write_bytes(translation.code_object)
+    except CasscError:
+        pass
     shutil.rmtree(scratch, ignore_errors=True)
 
 

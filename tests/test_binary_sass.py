@@ -17,12 +17,13 @@ import pytest
 from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
 from cassc.binary.emit import AMDGPU, NVPTX, Unsupported
 from cassc.binary.extract import read_binary
-from cassc.binary.sass import SassKernel, SassSyntaxError, parse_instruction, parse_listing, parse_operand, read_kernels
+from cassc.binary.sass import (Constant, Immediate, Relocated, SassKernel, SassSyntaxError, parse_instruction, parse_listing,
+                               parse_operand, read_kernels, read_program)
 from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, float_divisions, float_reciprocals,
                                      float_square_roots, lift_sass_kernels)
-from cassc.binary.translate import translate
+from cassc.binary.translate import translate, translate_group
 from cassc.formats.code_object import code_object_target
-from cassc.formats.cubin import CubinKernel
+from cassc.formats.cubin import CubinKernel, KernelParam
 from cassc.toolchain import find_toolchain
 
 from conftest import gpu_targets, write
@@ -445,6 +446,147 @@ def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
     assert "br i1" not in arithmetic and "select i1" in arithmetic
     store = lift_sass_kernels([kernel_of(["@P0 STG.E [R2.64], R1", "EXIT"])], AMDGPU, data_layout(AMDGPU))[0]
     assert "br i1" in store
+
+
+@pytest.mark.parametrize("target, expected", [(".L_a", 1), (".L_b", 2), (".L_c", 3)])
+def test_an_indirect_branch_goes_to_the_address_its_register_holds(target: str, expected: int) -> None:
+    """BRX Rn offset: to next + offset + Rn (ptxas' jump tables hold the targets' addresses)."""
+    lines = ["MOV R6, ADDRESS", 'BRX R6 -0x20 (*"BRANCH_TARGETS .L_a,.L_b,.L_c"*)', ".L_a:", "MOV R0, 0x1",
+             "BRA `(.L_d)", ".L_b:", "MOV R0, 0x2", "BRA `(.L_d)", ".L_c:", "MOV R0, 0x3", ".L_d:"]
+    code = [line for line in lines if not line.endswith(":")]
+    address = 16 * code.index(lines[lines.index(f"{target}:") + 1])
+    assert evaluate([line.replace("ADDRESS", hex(address)) for line in lines], ["R0"]) == [expected]
+
+
+def test_a_divergence_branch_tests_the_active_lanes() -> None:
+    """BRA.DIV mask: taken where a lane of the mask is not active (ptxas' way to a warp operation's fallback)."""
+    for modifier, relation in (("DIV", "icmp ne"), ("CONV", "icmp eq")):
+        ir = lift_sass_kernels([kernel_of([f"BRA.{modifier} ~URZ, `(.L_x)", "MOV R0, 0x1", ".L_x:", "EXIT"])], NVPTX,
+                               data_layout(NVPTX))[0]
+        assert "@llvm.nvvm.activemask()" in ir and f"{relation} i32" in ir and "and i32" in ir
+
+
+def test_warp_operations_on_nvptx_name_the_active_lanes_as_members() -> None:
+    """SASS votes and shuffles run in divergent code (a loop only some lanes take: vol2col's VOTEU.ALL);
+    NVPTX's .sync forms with a full member mask there are undefined: the members are the active lanes, and
+    WARPSYNC names its own mask."""
+    lines = ["ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA `(.L_x)", "VOTEU.ALL UP1, P2", "VOTE.ANY R3, PT, P2",
+             "SHFL.BFLY PT, R4, R5, 0x1, 0x1f", "WARPSYNC R6", ".L_x:", "EXIT"]
+    ir = lift_sass_kernels([kernel_of(lines)], NVPTX, data_layout(NVPTX))[0]
+    assert "sync(i32 -1" not in ir and ir.count("@llvm.nvvm.activemask()") >= 3
+    assert re.search(r"call i32 @llvm.nvvm.vote.ballot.sync\(i32 %v\d+, i1", ir)
+    assert re.search(r"call \{?i32, i1\}? @llvm.nvvm.shfl.sync.bfly.i32p\(i32 %v\d+", ir)
+    assert re.search(r"call void @llvm.nvvm.bar.warp.sync\(i32 %v\d+\)", ir)
+
+
+def test_an_indexed_parameter_read_picks_the_parameter_holding_the_whole_offset() -> None:
+    """c[0x0][R3+0x158]: a struct parameter's array indexed at run time, the immediate below the parameter
+    window (ptxas folded part of the index into it): the parameter is chosen from the whole offset."""
+    params = (KernelParam(0, 0, 8), KernelParam(1, 8, 16))
+    kernel = SassKernel("t", 80, [parse_instruction(f"        /*{16 * i:04x}*/  {line} ;") for i, line in enumerate(
+        ["LDC.64 R18, c[0x0][R3+0x158]", "STG.E.64 [R4.64], R18", "EXIT"])], CubinKernel("t", params, 24, 0x160, 0, 0))
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "add i32" in ir and "icmp ult i32" in ir and "select i1" in ir
+    assert re.search(r"add i32 %v\d+, -8", ir)  # 0x158 - 0x160
+
+
+def test_words_of_two_half_parameters_and_byte_constants_are_read_piecewise() -> None:
+    """`c[0x0] [0x178].H0_H0` (nvdisasm's spacing) over two __half parameters and the end of the buffer, and
+    LDC.U8 from a `__constant__` byte table."""
+    assert parse_operand("c[0x0] [0x178].H0_H0") == Constant(0, 0x178, suffixes=("H0_H0",))
+    params = (KernelParam(0, 0, 8), KernelParam(1, 8, 2), KernelParam(2, 10, 2))
+    kernel = SassKernel("t", 80, [parse_instruction(f"        /*{16 * i:04x}*/  {line} ;") for i, line in enumerate(
+        ["HADD2.F32 R10, -RZ, c[0x0] [0x168].H0_H0", "HADD2.F32 R11, -RZ, c[0x0] [0x16a].H0_H0",
+         "LDC.U8 R4, c[0x3][R4]", "EXIT"])], CubinKernel("t", params, 12, 0x160, 0, 0),
+        constant_banks={3: bytes(range(16))}, constant_symbols={"table": (3, 0, 16)})
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and ir.count("load i16") == 3 and "load i8, ptr addrspace(4)" in ir
+
+
+def test_warp_collective_regions_and_warp_counting_atomics_lift() -> None:
+    lines = ["MOV R14, 0xffffffff", "WARPSYNC.COLLECTIVE R14, `(.L_x_1)", "SHFL.IDX P1, R18, R15, R2, R18",
+             "ENDCOLLECTIVE", ".L_x_1:", "ATOMS.POPC.INC.32 RZ, [UR4]", "EXIT"]
+    ir, names, failures = lift_sass_kernels([kernel_of(lines)], AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "atomicrmw add ptr addrspace(3)" in ir and ", i32 1 " in ir
+    with_old = lift_sass_kernels([kernel_of(["ATOMS.POPC.INC.32 R2, [UR4]", "EXIT"])], AMDGPU, data_layout(AMDGPU))[2]
+    assert "a warp-counting atomic whose old value is read" in with_old["t"]
+
+
+def test_relocatable_operands_parse_to_symbols() -> None:
+    operand = parse_operand
+    assert operand("32@lo(da)") == Relocated("da", False)
+    assert operand("32@hi((da + 0x10))") == Relocated("da", True, 16)
+    assert operand("32@lo((_Z1kPfi + .L_x_0@srel))") == Relocated("_Z1kPfi", False, 0, ".L_x_0")
+    assert operand("c[`((c1 + 0x4))]") == Constant(3, 4, symbol="c1")
+    assert operand("-c[`(ce)]") == Constant(3, 0, negated=True, symbol="ce")
+    ret = parse_instruction("        /*01f0*/                   RET.ABS.NODEC R20 0x0 ;")
+    assert ret.operands[1] == Immediate("0x0")
+    with pytest.raises(SassSyntaxError):
+        operand("32@lo((da * 2))")
+
+
+RDC_A = r"""
+__constant__ float ca[4] = {1, 2, 3, 4};
+__device__ int da = 5;
+extern __device__ float fb(float x, int i);
+extern __device__ int db;
+extern __constant__ float cb[4];
+__global__ void k(float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = fb(out[i], i) + ca[i & 3] + da + db + cb[i & 3];
+}
+extern "C" int run_vadd() {
+  float *d, h[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  k<<<1, 8>>>(d, 8);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  return (int)h[5];
+}
+"""
+RDC_B = r"""
+__constant__ float cb[4] = {10, 20, 30, 40};
+__device__ int db = 7;
+__device__ float fb(float x, int i) { float t[8]; for (int j = 0; j < 8; j++) t[j] = x * j; return t[i & 7] + cb[(i >> 2) & 3] + db; }
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", [80, 90])
+def test_rdc_sass_cubins_link_calls_constants_and_variables_across_objects(tmp_path: Path, arch: int) -> None:
+    """Relocatable cubins (-rdc, SASS only): the kernel's CALL.ABS of another object's function is that
+    function's code, inlined; `__constant__` symbols of both banks 3 are one bank; `32@lo(db)` is db's address."""
+    write(tmp_path / "a.cu", RDC_A)
+    write(tmp_path / "b.cu", RDC_B)
+    subprocess.run([NVCC, "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-dc", "a.cu", "b.cu"], cwd=tmp_path,
+                   check=True)
+    modules = [m for name in ("a.o", "b.o") for m in read_binary(tmp_path / name)]
+    cubins = [next(i.entry.payload for i in m.images if i.entry.kind == "elf") for m in modules]
+    (kernel,) = read_program(cubins, arch)
+    assert kernel.name == "_Z1kPfi" and kernel.relocatable and "_Z2fbfi" in kernel.functions
+    assert kernel.constant_symbols["ca"] == (3, 0, 16) and kernel.constant_symbols["cb"] == (3, 16, 16)
+    assert kernel.device_variables == {"da": b"\x05\0\0\0", "db": b"\x07\0\0\0"}
+    assert not any(isinstance(o, Constant) and o.symbol for i in kernel.instructions for o in i.operands)
+    ir, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
+    assert names == ["_Z1kPfi"] and failures == {}
+    assert "@__cassc_address.db" in ir and "@cb" in ir
+    alone = translate_group(modules[:1], tmp_path, find_toolchain().lld)  # a's cubin lacks the function
+    assert "a call to _Z2fbfi" in alone.failures["_Z1kPfi"] and "link the -rdc object" in alone.failures["_Z1kPfi"]
+    translation = translate_group(modules, tmp_path, find_toolchain().lld)
+    assert translation.route == "sass" and translation.failures == {} and code_object_target(
+        translation.code_object) == "gfx1100"
+    assert translation.variables == ["ca", "cb", "da", "db"]
+
+
+@needs_nvcc
+def test_rdc_sass_objects_link_into_a_gfx1100_program(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "a.cu", RDC_A)
+    write(tmp_path / "b.cu", RDC_B)
+    write(tmp_path / "main.cpp", MAIN)
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-dc", "a.cu", "b.cu"], cwd=tmp_path, check=True)
+    result = cassc("main.cpp", "a.o", "b.o", "-o", "app")
+    assert "cassc: translated a.o + b.o: 1 kernel(s) from SASS sm_80 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
 
 
 def test_an_untranslated_opcode_names_itself_its_address_and_the_kernel() -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
-from cassc.formats.elf import SHT_DYNSYM, SHT_SYMTAB, ElfFile, ElfFormatError
+from cassc.formats.elf import SHT_DYNSYM, SHT_REL, SHT_RELA, SHT_SYMTAB, ElfFile, ElfFormatError
 
 NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 SOURCE = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1.0f; }\n" \
@@ -52,6 +53,25 @@ def test_sections_and_symbols_of_an_nvcc_object_and_its_cubin(tmp_path: Path) ->
     for name in ("k.o", "k.cubin"):
         assert cassc_view(tmp_path / name) == pyelftools_view(tmp_path / name), name
     assert any(s[0] == "_Z1kPfi" for s in cassc_view(tmp_path / "k.cubin")[1])
+
+
+@pytest.mark.skipif(not Path(NVCC).exists(), reason="NVIDIA's nvcc is not installed")
+@pytest.mark.parametrize("arch", [80, 90])
+def test_relocations_of_relocatable_cubins_and_host_objects(tmp_path: Path, arch: int) -> None:
+    """REL (sm_80's cubins) and RELA (sm_90's; x86-64 objects) records, as pyelftools reads them."""
+    (tmp_path / "r.cu").write_text("__constant__ float c[4];\n__device__ int d;\nextern __device__ float f(float);\n"
+                                   "__global__ void k(float *x) { x[threadIdx.x] = f(x[0]) + c[threadIdx.x & 3] + d; }\n")
+    subprocess.run([NVCC, f"-arch=sm_{arch}", "-dc", "r.cu", "-o", "r.o"], cwd=tmp_path, check=True)
+    subprocess.run([NVCC, f"-arch=sm_{arch}", "-dc", "-cubin", "r.cu", "-o", "r.cubin"], cwd=tmp_path, check=True)
+    for name in ("r.o", "r.cubin"):
+        with (tmp_path / name).open("rb") as handle:
+            reference = [[(r["r_offset"], r["r_info_sym"], r["r_info_type"], r["r_addend"] if t.is_RELA() else None)
+                          for r in t.iter_relocations()]
+                         for t in ELFFile(handle).iter_sections() if isinstance(t, RelocationSection)]
+        elf = ElfFile((tmp_path / name).read_bytes())
+        ours = [[(r.offset, r.symbol, r.type, r.addend) for r in elf.relocations(t)]
+                for t in elf.sections if t.type in (SHT_REL, SHT_RELA)]
+        assert ours == reference and any(ours), name
 
 
 def test_sections_and_symbols_of_a_shared_library() -> None:

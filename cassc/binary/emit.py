@@ -641,13 +641,14 @@ class Emitter:
             self.declare("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()")
             self.emit("call void @llvm.nvvm.barrier0()")
 
-    def warp_sync(self) -> None:
+    def warp_sync(self, mask: str = "-1") -> None:
+        """bar.warp.sync / WARPSYNC: the lanes of `mask` meet (NVPTX); a wave barrier on AMDGPU."""
         if self.target.name == "amdgpu":
             self.declare("llvm.amdgcn.wave.barrier", "declare void @llvm.amdgcn.wave.barrier()")
             self.emit("call void @llvm.amdgcn.wave.barrier()")
         else:
             self.declare("llvm.nvvm.bar.warp.sync", "declare void @llvm.nvvm.bar.warp.sync(i32)")
-            self.emit("call void @llvm.nvvm.bar.warp.sync(i32 -1)")
+            self.emit(f"call void @llvm.nvvm.bar.warp.sync(i32 {mask})")
 
 
     def fence(self, scope: str) -> None:
@@ -988,11 +989,13 @@ class Emitter:
         return value, lambda: valid
 
     def ballot(self, predicate: str) -> str:
+        """The predicate of each active lane, as a mask. On NVPTX the members are the active lanes: a
+        full member mask where the warp has diverged is undefined (SASS votes in divergent loops)."""
         if self.target.name == "amdgpu":
             self.declare("llvm.amdgcn.ballot.i32", "declare i32 @llvm.amdgcn.ballot.i32(i1)")
             return self.value(f"call i32 @llvm.amdgcn.ballot.i32(i1 {predicate})")
         self.declare("llvm.nvvm.vote.ballot.sync", "declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1)")
-        return self.value(f"call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 {predicate})")
+        return self.value(f"call i32 @llvm.nvvm.vote.ballot.sync(i32 {self.active_mask()}, i1 {predicate})")
 
     def vote(self, mode: str, predicate: str, mask: Callable[[], str] | None = None) -> str:
         """vote / VOTE (all, any, uni, ballot): an i1, or the i32 ballot. `mask` gives the member mask of
@@ -1005,7 +1008,7 @@ class Emitter:
         if mode == "ballot":
             return self.ballot(predicate)
         ones = self.ballot(predicate)
-        active = self.ballot("true")
+        active = self.active_mask()
         any_set = self.value(f"icmp ne i32 {ones}, 0")
         all_set = self.value(f"icmp eq i32 {ones}, {active}")
         return {"any": any_set, "all": all_set}.get(mode) or self.value(

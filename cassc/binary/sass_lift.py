@@ -24,8 +24,8 @@ import struct
 from dataclasses import dataclass
 
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
-from cassc.binary.sass import (Address, Constant, Immediate, Register, SassInstruction, SassKernel, Special,
-                               Unparsed)
+from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
+                               SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
 
 # Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
@@ -88,7 +88,9 @@ class SassLifter(Emitter):
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
         self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
-        self.inlined: list[tuple[set[str], str, str]] = []  # the copies being emitted: (labels, suffix, return)
+        # the copies being emitted (op_CALL): (their labels, suffix, return label, code, name, what a CALL.ABS
+        # in them names)
+        self.inlined: list[tuple[set[str], str, str, list[SassInstruction], str, dict[str, SassFunction]]] = []
         # the windows whose generic addresses the kernel makes (it reads their base): see WINDOW_HIGH
         self.windows = {"shared" for i in kernel.instructions for o in i.operands
                         if isinstance(o, Special) and o.name == "SR_SWINHI"} | {
@@ -310,7 +312,24 @@ class SassLifter(Emitter):
             return self.constant(operand, 4)
         if isinstance(operand, Special):
             return self.special_value(operand)
+        if isinstance(operand, Relocated):
+            return self.relocated(operand)
         raise self.fail(f"operand {operand}")
+
+    def relocated(self, operand: Relocated) -> str:
+        """A half of a `__device__` variable's address (relocatable code's `32@lo(name)`): read from a table
+        in memory, as bank 4's addresses are (`device_address`)."""
+        if operand.symbol not in self.kernel.device_variables:
+            raise self.fail(f"the address of {operand.symbol}, which no linked cubin defines as a __device__ "
+                            "variable")
+        self.module_globals.update(device_variable_definitions(self.kernel))
+        table = quote(f"__cassc_address.{operand.symbol}")
+        self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
+                                      f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
+        address = self.value(f"add i64 {self.value(f'load i64, ptr addrspace(4) @{table}, align 8')}, {operand.addend}")
+        if operand.high:
+            address = self.value(f"lshr i64 {address}, 32")
+        return self.value(f"trunc i64 {address} to i32")
 
     def int32(self, operand: object) -> str:
         """An integer operand: -R is its negation, ~R its complement."""
@@ -384,6 +403,8 @@ class SassLifter(Emitter):
             return self.user_constant(operand, size)
         if operand.bank in self.kernel.own_banks:
             return self.own_constant(operand, size)
+        if operand.register is not None and operand.bank == 0:
+            return self.indexed_parameter(operand, size)
         if operand.register is not None:
             raise self.fail(f"an indexed read of constant bank {operand.bank}")
         if operand.bank == 4:
@@ -411,20 +432,48 @@ class SassLifter(Emitter):
 
     def parameter_bytes(self, offset: int, size: int) -> str:
         """`size` bytes of the parameter buffer from `offset`: one load from the parameter that holds them,
-        or (a 64-bit read of two 32-bit parameters) one per 32-bit half."""
+        or (a word of two parameters) one per half."""
         for start, length, pointer, space in self.params:
             if start <= offset and offset + size <= start + length:
                 element = self.offset_pointer(pointer, space, offset - start) if offset != start else pointer
                 align = min(size, 4) if (offset - start) % size else size
                 return self.value(f"load i{8 * size}, {self.ptr(space)} {element}, align {align}")
-        if size == 8:
-            return self.pair(self.parameter_bytes(offset, 4), self.parameter_bytes(offset + 4, 4))
+        if size in (4, 8):  # a word of two parameters (two __half, two ints): half by half; past the last
+            half = size // 2  # parameter, bank 0's padding (a __half read as `c[0x0][0x178].H0_H0`)
+            end = max((start + length for start, length, _, _ in self.params), default=0)
+            low = self.parameter_bytes(offset, half)
+            high = self.parameter_bytes(offset + half, half) if offset + half < end else "0"
+            wide = self.value(f"shl i{size * 8} {self.value(f'zext i{half * 8} {high} to i{size * 8}')}, {half * 8}")
+            return self.value(f"or i{size * 8} {self.value(f'zext i{half * 8} {low} to i{size * 8}')}, {wide}")
         raise self.fail(f"a read of parameter bytes {offset}..{offset + size} outside the parameters")
+
+    def indexed_parameter(self, operand: Constant, size: int) -> str:
+        """c[0x0][Rn+offset]: an array in a by-value struct parameter indexed at run time (the only arrays
+        bank 0 holds). ptxas folds part of the index into the immediate, so the immediate need not lie in the
+        parameter read: the parameter holding the whole offset is chosen at run time."""
+        offset = self.value(f"add i32 {self.register32(operand.register)}, "  # type: ignore[arg-type]
+                            f"{operand.offset - self.kernel.metadata.param_base}")
+        pointer = None
+        for start, length, base, space in self.params:
+            inside = self.value(f"sub i32 {offset}, {start}")
+            element = self.offset_pointer(base, space, self.value(f"zext i32 {inside} to i64"))
+            if pointer is None:
+                pointer = element
+                continue
+            holds = self.value(f"icmp ult i32 {inside}, {length}")
+            pointer = self.value(f"select i1 {holds}, {self.ptr(space)} {element}, {self.ptr(space)} {pointer}")
+        if pointer is None:
+            raise self.fail("an indexed read of parameters the kernel does not have")
+        return self.value(f"load i{8 * size}, {self.ptr(self.params[0][3])} {pointer}, align {min(size, 4)}")
 
     def user_constant(self, operand: Constant, size: int) -> str:
         """`__constant__` data (bank 3): a load from the variable that holds the offset (an indexed read:
         the variable the base offset names), each variable a named global as the PTX path defines them, so
         that cudaMemcpyToSymbol finds it."""
+        if operand.symbol is not None:
+            raise self.fail(f"the constant {operand.symbol}, which no linked cubin defines")
+        if operand.register is not None and self.kernel.relocatable:
+            return self.indexed_user_constant(operand, size)
         found = next(((name, start) for name, (bank, start, length) in self.kernel.constant_symbols.items()
                       if bank == operand.bank and start <= operand.offset < start + max(length, 1)), None)
         if found is None:
@@ -436,6 +485,23 @@ class SassLifter(Emitter):
             register = self.register32(operand.register)
             index = self.value(f"zext i32 {self.value(f'add i32 {register}, {operand.offset - start}')} to i64")
         pointer = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 {index}")
+        return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
+
+    def indexed_user_constant(self, operand: Constant, size: int) -> str:
+        """An indexed read of bank 3 in relocatable code: the variable's place comes through the register
+        (`UMOV UR4, `(name)`), not the immediate, so the variable holding the whole offset is chosen at run
+        time among the bank's (a whole-program cubin's immediate names it: `user_constant`)."""
+        self.module_globals.update(constant_variables(self.kernel))
+        offset = self.value(f"add i32 {self.register32(operand.register)}, {operand.offset}")  # type: ignore[arg-type]
+        pointer = "null"
+        for name, (bank, start, length) in sorted(self.kernel.constant_symbols.items(), key=lambda s: s[1][1]):
+            if bank != operand.bank:
+                continue
+            inside = self.value(f"sub i32 {offset}, {start}")
+            element = self.value(f"getelementptr i8, ptr addrspace(4) @{quote(name)}, i64 "
+                                 f"{self.value(f'zext i32 {inside} to i64')}")
+            holds = self.value(f"icmp ult i32 {inside}, {max(length, 1)}")
+            pointer = self.value(f"select i1 {holds}, ptr addrspace(4) {element}, ptr addrspace(4) {pointer}")
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {min(size, 4)}")
 
     def own_constant(self, operand: Constant, size: int) -> str:
@@ -476,8 +542,24 @@ class SassLifter(Emitter):
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
 
     def frame_top(self) -> int:
-        """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it."""
-        return max(self.kernel.frame_size, 16)
+        """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it;
+        the frames of the functions it calls (-rdc) lie below the kernel's. A multiple of 16, as the stack
+        pointer CUDA hands a thread is: frames keep the 8- and 16-byte alignment of their wide accesses."""
+        frames = self.kernel.frame_size + self.callee_frames(self.kernel.instructions, self.kernel.functions, 0)
+        return max(-(-frames // 16) * 16, 16)
+
+    def callee_frames(self, code: list[SassInstruction], functions: dict[str, SassFunction], depth: int) -> int:
+        """The deepest chain of callee frames below a function of `code` (each as much as 15 bytes more for
+        its alignment); calls nest 4 deep at most (op_CALL)."""
+        deepest = 0
+        for instruction in code:
+            target = instruction.operands[-1] if instruction.operands else None
+            if instruction.opcode == "CALL" and isinstance(target, BranchTarget) and depth < 4 \
+                    and target.label in functions:
+                callee = functions[target.label]
+                deepest = max(deepest, callee.frame_size + 15 + self.callee_frames(callee.instructions, callee.calls,
+                                                                                   depth + 1))
+        return deepest
 
     def local_base(self) -> str:
         if self.local is None:
@@ -1253,11 +1335,8 @@ class SassLifter(Emitter):
         if instruction.has("64"):
             self.write64(destination, self.constant(source, 8))
         elif small:
-            if source.bank != 0 or source.register is not None:
-                raise self.fail("sub-word constant loads outside the parameters")
-            metadata = self.kernel.metadata
             bits = int(small[1:])
-            value = self.parameter_bytes(source.offset - metadata.param_base, bits // 8)
+            value = self.constant(source, bits // 8)
             self.write32(destination, self.value(f"{'sext' if small[0] == 'S' else 'zext'} i{bits} {value} to i32"))
         else:
             self.write32(destination, self.constant(source, 4))
@@ -1342,6 +1421,13 @@ class SassLifter(Emitter):
         ptx_type = ("f" if floating else "s" if signed else "u") + ("64" if wide else "32")
         pointer, number = self.address(address, space, wide=instruction.has("E") and space == "global")
         scope = "cta" if space == "shared" else "gpu"
+        if instruction.has("POPC"):
+            # ATOMS.POPC.INC RZ, [a]: [a] grows by the number of lanes that run it (one atomic for the warp);
+            # the same as each lane adding 1 where the old value is not read
+            if not instruction.has("INC") or not isinstance(destination, Register) or destination.index is not None:
+                raise self.fail("a warp-counting atomic whose old value is read")
+            self.atomic("add", ptx_type, pointer, number, "1", scope)
+            return
         if instruction.has("CAS"):
             read = self.int64 if wide else self.int32
             old = self.compare_exchange(64 if wide else 32, pointer, number, read(operands[0]), read(operands[1]),
@@ -1385,18 +1471,29 @@ class SassLifter(Emitter):
         self.fence("cta" if instruction.has("CTA") else "sys" if instruction.has("SYS") else "gpu")
 
     def op_WARPSYNC(self, instruction: SassInstruction) -> None:
-        self.warp_sync()
+        """WARPSYNC mask: the lanes of the mask (a register or an immediate) meet."""
+        self.warp_sync(self.int32(instruction.operands[0]) if instruction.operands else "-1")
 
     def reconvergence_hint(self, instruction: SassInstruction) -> None:
         """BSSY/BSYNC mark where diverged threads meet again; the IR's structured control flow already does."""
 
     op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
+    op_ENDCOLLECTIVE = reconvergence_hint  # the end of a WARPSYNC.COLLECTIVE region: its lanes go on together
+
+    def op_BMOV(self, instruction: SassInstruction) -> None:
+        """BMOV.32(.CLEAR) Rd, Bn / BMOV.32 Bn, Rs: a convergence barrier saved to a register and restored
+        (a callee keeps its caller's across its own). The barriers are hints here (`reconvergence_hint`),
+        so the register holds nothing of meaning: 0."""
+        destination = instruction.operands[0]
+        if isinstance(destination, Register) and destination.kind == "R":
+            self.write32(destination, "0")
 
     def op_SHFL(self, instruction: SassInstruction) -> None:
         """SHFL.{IDX,UP,DOWN,BFLY} p, d, a, b, c: c packs the clamp (low 5 bits) and segment mask (bits 8-12)."""
         flag, destination, a, b, c = instruction.operands
         mode = next(m.lower() for m in instruction.modifiers if m in ("IDX", "UP", "DOWN", "BFLY"))
-        value, valid = self.shuffle(mode, self.int32(a), self.int32(b), self.int32(c), lambda: "-1")
+        # SASS's SHFL exchanges among the lanes that run it (a WARPSYNC before it names them)
+        value, valid = self.shuffle(mode, self.int32(a), self.int32(b), self.int32(c), self.active_mask)
         self.write32(destination, value)
         if isinstance(flag, Register) and flag.index is not None:
             self.set_predicate(flag, valid())
@@ -1425,18 +1522,50 @@ class SassLifter(Emitter):
     op_VOTEU = op_VOTE
 
     def op_BRA(self, instruction: SassInstruction) -> None:
-        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold."""
+        """BRA [P,] target: taken where the guard and the predicate operand (when there is one) hold.
+        BRA.DIV mask, target / BRA.CONV mask, target: taken where the warp has diverged (a lane of `mask`
+        is not active; ptxas' way to a warp-wide operation's per-lane fallback) / has not."""
         target = instruction.operands[-1]
+        guard = instruction.guard
+        condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
+        if instruction.has("DIV", "CONV") and isinstance(target, BranchTarget) and len(instruction.operands) == 2 \
+                and isinstance(instruction.operands[0], Register) and instruction.operands[0].kind in ("R", "UR"):
+            mask = self.int32(instruction.operands[0])
+            active = self.value(f"and i32 {self.active_mask()}, {mask}")
+            relation = "ne" if instruction.has("DIV") else "eq"
+            taken = self.value(f"icmp {relation} i32 {active}, {mask}")
+            self.branch(self.label(target.label), taken if condition is None else
+                        self.value(f"and i1 {condition}, {taken}"))
+            return
         if not isinstance(target, BranchTarget) or len(instruction.operands) > 2 or (
                 len(instruction.operands) == 2 and not (isinstance(instruction.operands[0], Register)
                                                         and instruction.operands[0].kind in ("P", "UP"))):
             raise self.fail("a branch whose target is not a label")
-        guard = instruction.guard
-        condition = None if guard is None or (guard.index is None and not guard.inverted) else self.predicate(guard)
         if len(instruction.operands) == 2:
             operand = self.predicate_operand(instruction.operands[0])
             condition = operand if condition is None else self.value(f"and i1 {condition}, {operand}")
         self.branch(self.label(target.label), condition)
+
+    def op_BRX(self, instruction: SassInstruction) -> None:
+        """BRX Rn offset: to the address (of the function's code) next + offset + Rn, where next is the
+        following instruction's; Rn comes from a jump table (bank 2). The targets are those nvdisasm notes
+        (BRANCH_TARGETS): a switch on Rn over them."""
+        register, offset = instruction.operands
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        if not isinstance(register, Register) or not isinstance(offset, Immediate) or not instruction.branch_targets:
+            raise self.fail("an indirect branch without the targets nvdisasm notes")
+        address = {label: i.address for i in code for label in i.labels}
+        missing = [t for t in instruction.branch_targets if t not in address]
+        if missing:
+            raise self.fail(f"an indirect branch to {missing[0]}, which is not a label of the function")
+        base = code[code.index(instruction) + 1].address + offset.integer()
+        number = self.counter = self.counter + 1
+        cases = " ".join(f"i32 {address[t] - base}, "
+                         f"label %{self.label(t)}" for t in dict.fromkeys(instruction.branch_targets))
+        self.emit(f"switch i32 {self.register32(register)}, label %nowhere{number} [ {cases} ]")
+        self.lines.append(f"nowhere{number}:")
+        self.emit("unreachable")
+        self.terminated = True
 
     def op_P2R(self, instruction: SassInstruction) -> None:
         """P2R d, PR, a, mask: P0..P6 as bits 0..6, where mask has them; a's bits elsewhere."""
@@ -1466,40 +1595,60 @@ class SassLifter(Emitter):
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
 
     def op_CALL(self, instruction: SassInstruction) -> None:
-        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths): a copy of it at each
-        call, whose RET goes back to the instruction after this CALL. One shared copy would join every
+        """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths), or CALL.ABS(.NOINC) to a
+        function a relocatable cubin names (its own, or one another cubin of the program exports): a copy
+        of it at each call, whose RET goes back to the instruction after this CALL. Registers are the
+        machine's, shared by caller and callee as the ABI shares them. One shared copy would join every
         caller's live values in it (registers spilled by the hundred); a copy per call keeps them apart.
         A CALL to a label of the kernel's own code (ptxas' jump with a convergence point) is a branch."""
         target = instruction.operands[-1]
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        functions = self.inlined[-1][5] if self.inlined else self.kernel.functions
+        if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
+            callee = functions[target.label]
+            self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
+                      callee.calls)
+            return
         if not instruction.has("REL") or not isinstance(target, BranchTarget) or not any(
-                target.label in i.labels for i in self.kernel.instructions):
+                target.label in i.labels for i in code):
             name = target.label if isinstance(target, BranchTarget) else str(target)
-            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code")
-        region = self.subroutines.get(target.label)
+            raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code"
+                            + (" nor a function of the linked cubins: link the -rdc object that defines it"
+                               if instruction.has("ABS") else ""))
+        region = (subroutines(code) if self.inlined else self.subroutines).get(target.label)
         if region is None:
             self.branch(self.label(target.label))
             return
-        if len(self.inlined) >= 4 or any(target.label in labels for labels, _, _ in self.inlined):
-            raise self.fail(f"a call to {target.label} nested too deep (or recursive)")
-        instructions = self.kernel.instructions
-        back = self.return_label(instructions[instructions.index(instruction) + 1].address)
+        self.copy(instruction, code, target.label, code, region, functions)
+
+    def copy(self, call: SassInstruction, caller: list[SassInstruction], name: str, code: list[SassInstruction],
+             region: range, functions: dict[str, SassFunction]) -> None:
+        """The instructions `region` of `code` (a subroutine or function called by `call`), inlined; a
+        CALL.ABS in them names one of `functions`."""
+        if len(self.inlined) >= 4 or any(name == entry[4] for entry in self.inlined):
+            raise self.fail(f"a call to {name} nested too deep (or recursive)")
+        back = self.return_label(caller[caller.index(call) + 1].address)
+        sites = {after.address for before, after in zip(code, code[1:]) if before.opcode == "CALL"}
         number = self.counter = self.counter + 1
-        self.inlined.append(({label for j in region for label in instructions[j].labels}, f".c{number}", back))
-        self.branch(self.label(target.label))
+        self.inlined.append(({label for j in region for label in code[j].labels}, f".c{number}", back, code, name,
+                             functions))
+        entry = quote(f"call.c{number}")
+        self.branch(entry)
+        self.place_label(entry)
         for j in region:
-            for label in instructions[j].labels:
+            for label in code[j].labels:
                 self.place_label(self.label(label))
-            if instructions[j].address in self.return_sites:
-                self.place_label(self.return_label(instructions[j].address))
-            if instructions[j].opcode == "NOP" or (instructions[j].opcode == "BRA" and self.is_self_loop(instructions[j])):
+            if code[j].address in sites:
+                self.place_label(self.return_label(code[j].address))
+            if code[j].opcode == "NOP" or (code[j].opcode == "BRA" and self.is_self_loop(code[j])):
                 continue
-            self.current = instructions[j]
-            self.instruction(instructions[j], set())
+            self.current = code[j]
+            self.instruction(code[j], set())
         if not self.terminated:
             self.emit("unreachable")  # a subroutine ends in its RET
             self.terminated = True
         self.inlined.pop()
-        self.current = instruction
+        self.current = call
 
     def op_RET(self, instruction: SassInstruction) -> None:
         """RET.REL.NODEC Rn: back to the instruction at the address Rn holds (one after a CALL): in a

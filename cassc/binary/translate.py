@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cassc.binary.codegen import amdgpu_object, data_layout, device_libraries, link_code_object
-from cassc.binary.extract import BinaryModule, DeviceImage
+from cassc.binary.extract import BinaryModule
 from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
 from cassc.binary.lift import AMDGPU, lift_module
 from cassc.binary.ptx import Function, function_text, parse_ptx
-from cassc.binary.sass_translate import route, translate_sass
-from cassc.errors import CompileError, InputError
+from cassc.binary.sass_translate import translate_sass
+from cassc.errors import CompileError
 from cassc.formats.code_object import code_object_target, kernel_descriptors
 from cassc.repair.prompt import AnswerRejected
 from cassc.toolchain import find_toolchain
@@ -66,15 +66,6 @@ def is_separate(module: BinaryModule) -> bool:
     return any(i.section == "__nv_relfatbin" for i in module.images)
 
 
-def _best_ptx_image(module: BinaryModule) -> DeviceImage:
-    ptx_images = sorted(module.ptx_images(), key=lambda i: i.entry.arch)
-    if not ptx_images:
-        raise InputError(f"{module.origin} carries only SASS (no PTX): translating the SASS of separately "
-                         "compiled (-rdc) objects is not supported yet; rebuild it with nvcc's default -arch "
-                         "(which embeds PTX) or add -gencode arch=compute_XX,code=compute_XX")
-    return ptx_images[-1]
-
-
 def translate(module: BinaryModule, work_dir: Path, lld: Path, offload_arch: str = AMDGPU.cpu,
               force_sass: bool = False) -> Translation:
     return translate_group([module], work_dir, lld, offload_arch, separate=is_separate(module),
@@ -87,13 +78,10 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
     """One code object for `modules`: one whole-program module, or the -rdc modules of a program, whose
     IR is linked (their device functions call one another) before it is compiled. With `fallback`, a
     kernel the lifter cannot translate is asked of the model; its answer is used only if it checks out.
-    A whole-program module without PTX (or every one, `force_sass`) takes the SASS route."""
-    if not separate and route(modules[0], force_sass) == "sass":
-        return translate_sass(modules[0], work_dir, lld, offload_arch, fallback)
-    if force_sass:
-        raise InputError(f"{' + '.join(m.origin for m in modules)}: the SASS route does not take separately "
-                         "compiled (-rdc) objects yet")
-    images = [_best_ptx_image(m) for m in modules]
+    A program with a module without PTX (or every one, `force_sass`) takes the SASS route."""
+    if force_sass or not all(m.ptx_images() for m in modules):
+        return translate_sass(modules, work_dir, lld, offload_arch, fallback)
+    images = [max(m.ptx_images(), key=lambda i: i.entry.arch) for m in modules]
     programs = [parse_ptx(i.entry.ptx) for i in images]
     target = replace(AMDGPU, cpu=offload_arch)
     layout = data_layout(target)

@@ -25,6 +25,8 @@ EIATTR_PARAM_CBANK = 0x0A
 EIATTR_KPARAM_INFO = 0x17
 EIATTR_CBANK_PARAM_SIZE = 0x19
 EIATTR_REGCOUNT = 0x2F
+STO_CUDA_ENTRY = 0x10  # st_other of a kernel's symbol
+STT_CUDA_OBJECT = 13  # the symbol type of variables (constant, global) in relocatable (-rdc) cubins
 
 KPARAM_INFO = struct.Struct("<IHHI")  # index, ordinal, offset, info
 PARAM_CBANK = struct.Struct("<IHH")  # symbol, offset, size
@@ -52,13 +54,16 @@ class CubinKernel:
 
 
 def read_cubin(data: bytes) -> tuple[CubinKernel, ...]:
-    """The kernels of a cubin (every function with its own `.nv.info.<name>`: only entries have one)."""
+    """The kernels of a cubin: the functions with their own `.nv.info.<name>` whose symbol is an entry
+    (in a relocatable cubin, device functions have one too)."""
     try:
         elf = ElfFile(data)
         if elf.machine != EM_CUDA:
             raise CubinFormatError(f"not a cubin (e_machine {elf.machine})")
         symbols = elf.section(".symtab")
-        names = [s.name for s in elf.symbols(symbols)] if symbols is not None and symbols.type == SHT_SYMTAB else []
+        table = elf.symbols(symbols) if symbols is not None and symbols.type == SHT_SYMTAB else []
+        names = [s.name for s in table]
+        entries = {s.name for s in table if s.other & STO_CUDA_ENTRY}
         shared_info = elf.section(".nv.info")
         registers = _register_counts(read_attributes(elf.section_data(shared_info)), names) \
             if shared_info is not None else {}
@@ -67,6 +72,8 @@ def read_cubin(data: bytes) -> tuple[CubinKernel, ...]:
             if not section.name.startswith(".nv.info."):
                 continue
             name = section.name.removeprefix(".nv.info.")
+            if name not in entries:
+                continue
             shared = elf.section(f".nv.shared.{name}")
             kernels.append(_kernel(name, read_attributes(elf.section_data(section)), registers.get(name, 0),
                                    shared.size if shared is not None else 0))

@@ -17,8 +17,10 @@ from pathlib import Path
 ET_EXEC = 2
 ET_DYN = 3
 SHT_SYMTAB = 2
+SHT_RELA = 4
 SHT_DYNAMIC = 6
 SHT_NOBITS = 8
+SHT_REL = 9
 SHT_DYNSYM = 11
 PT_INTERP = 3
 DT_NEEDED = 1
@@ -27,6 +29,7 @@ DT_RUNPATH = 29
 SHN_UNDEF = 0
 SHN_LORESERVE = 0xFF00  # section indices from here on are special (absolute, common, ...), not sections
 SHN_XINDEX = 0xFFFF
+STT_OBJECT = 1
 STT_FUNC = 2
 STB_GLOBAL = 1
 STB_WEAK = 2
@@ -37,6 +40,7 @@ _HEADER = {1: "16sHHIIIIIHHHHHH", 2: "16sHHIQQQIHHHHHH"}
 _SECTION = {1: "IIIIIIIIII", 2: "IIQQQQIIQQ"}
 _SYMBOL = {1: "IIIBBH", 2: "IBBHQQ"}  # the classes order the fields differently
 _DYNAMIC = {1: "iI", 2: "qQ"}  # d_tag, d_val
+_RELOCATION = {(1, SHT_REL): "II", (2, SHT_REL): "QQ", (1, SHT_RELA): "IIi", (2, SHT_RELA): "QQq"}  # offset, info[, addend]
 _STRING_TAGS = (DT_NEEDED, DT_RPATH, DT_RUNPATH)  # dynamic entries whose value names a string
 
 
@@ -64,10 +68,19 @@ class Symbol:
     shndx: int  # SHN_UNDEF, a section's index, or a special index >= SHN_LORESERVE
     value: int
     size: int
+    other: int = 0  # st_other: visibility, and machine flags (a CUDA kernel's STO_CUDA_ENTRY)
 
     @property
     def defined(self) -> bool:
         return self.shndx != SHN_UNDEF
+
+
+@dataclass(frozen=True)
+class Relocation:
+    offset: int  # in the section the relocation section applies to
+    symbol: int  # an index into the symbol table the relocation section links to
+    type: int  # the machine's R_* number
+    addend: int | None  # RELA's; None for REL, whose addend is the bytes at `offset`
 
 
 class ElfFile:
@@ -132,10 +145,24 @@ class ElfFile:
         contents = self.section_data(table)
         entries = struct.iter_unpack(layout, contents[:len(contents) - len(contents) % size])
         if self._class == 1:
-            return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
-                    for n, value, size_, info, _, shndx in entries]
-        return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_)
-                for n, info, _, shndx, value, size_ in entries]
+            return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_, other)
+                    for n, value, size_, info, other, shndx in entries]
+        return [Symbol(_string(names, n), info & 0xF, info >> 4, shndx, value, size_, other)
+                for n, info, other, shndx, value, size_ in entries]
+
+    def relocations(self, table: Section) -> list[Relocation]:
+        """The records of a SHT_REL or SHT_RELA section."""
+        layout = _RELOCATION.get((self._class, table.type))
+        if layout is None:
+            raise ElfFormatError(f"section {table.name} is not a relocation section")
+        layout = self._order + layout
+        size = struct.calcsize(layout)
+        if table.entsize not in (0, size):
+            raise ElfFormatError(f"relocation section {table.name} has entries of {table.entsize} bytes")
+        contents = self.section_data(table)
+        shift, mask = (8, 0xFF) if self._class == 1 else (32, 0xFFFFFFFF)
+        return [Relocation(entry[0], entry[1] >> shift, entry[1] & mask, entry[2] if len(entry) > 2 else None)
+                for entry in struct.iter_unpack(layout, contents[:len(contents) - len(contents) % size])]
 
     def segment_types(self) -> list[int]:
         """Each program header's p_type (PT_*): the first word of a program header in both classes."""
