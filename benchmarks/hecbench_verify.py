@@ -76,9 +76,12 @@ TIMING_LINE = re.compile(
 # A line of only rules and spaces ("─────") between a timing header and its rows.
 RULE_LINE = re.compile(r"[^\w]*")
 # Rows under a timing header line (babelstream's "Function MBytes/sec Min (sec)", d3q19-bgk's
-# "Performance: MLUPS") are timings too: a bare number, or a label with two or more numbers
-# ("checksum 42" under such a header is still compared).
-TABLE_ROW = re.compile(r"\s*[A-Za-z_][\w-]*:?(\s+[-+]?[\d.]+(?:[eE][-+]?\d+)?){2,}\s*|\s*[-+]?[\d.]+(?:[eE][-+]?\d+)?\s*")
+# "Performance: MLUPS", pcc's "Total Kernel time (s)") are timings too: a bare number, a label with two
+# or more numbers, or two or more "label: number" pairs between commas ("GEMM: 0.18, Extract upper
+# triangle: 0.03"); "checksum 42" under such a header is still compared.
+_VALUE = r"[-+]?[\d.]+(?:[eE][-+]?\d+)?"
+TABLE_ROW = re.compile(rf"\s*[A-Za-z_][\w-]*:?(\s+{_VALUE}){{2,}}\s*|\s*{_VALUE}\s*"
+                       rf"|\s*[A-Za-z_][\w -]*:\s*{_VALUE}(\s*,\s*[A-Za-z_][\w -]*:\s*{_VALUE})+\s*")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.IGNORECASE)
 KERNEL_TIME_LINE = re.compile(r"kernel[^\n]*?time[^\d\n]*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)", re.IGNORECASE)
 
