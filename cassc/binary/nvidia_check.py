@@ -47,7 +47,7 @@ def nvptx_containers(path: Path, output_dir: Path, work_dir: Path, sm: int = 90)
     from cassc.binary.codegen import data_layout, nvptx_assembly
     from cassc.binary.lift import NVPTX, lift_module
     from cassc.binary.ptx import parse_ptx
-    from cassc.binary.sass_translate import lift_module_sass
+    from cassc.binary.sass_translate import lift_modules_sass
     from cassc.toolchain import run
 
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -69,7 +69,7 @@ def nvptx_containers(path: Path, output_dir: Path, work_dir: Path, sm: int = 90)
                     raise CasscError("; ".join(lifted.failures.values()))
                 ir = lifted.ir
             else:
-                ir, _, _, failures, _ = lift_module_sass(module, NVPTX)
+                ir, _, _, failures, _ = lift_modules_sass([module], NVPTX)
                 if failures:
                     raise CasscError("; ".join(failures.values()))
             stem = work_dir / fatbin.digest[:16]
