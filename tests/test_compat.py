@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gpu_targets, write
+from conftest import gpu_targets, system_headers_missing, write
 
 
 def test_atomic_inc_and_dec_become_the_amdgpu_instructions(cassc, tmp_path: Path) -> None:
@@ -552,7 +552,7 @@ int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
     assert subprocess.run([str(tmp_path / "host")]).returncode == 0
 
 
-@pytest.mark.skipif(not Path("/usr/include/EGL/eglext.h").is_file(), reason="needs EGL's headers (libegl-dev)")
+@pytest.mark.skipif(system_headers_missing("cuda_egl_interop.h"), reason="needs EGL's headers (libegl-dev)")
 def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
     """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""
     write(tmp_path / "types.cu", "#include <cuda_egl_interop.h>\n"
