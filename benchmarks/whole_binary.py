@@ -42,6 +42,7 @@ sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 from binary_path import data_files, run, run_arguments, same_output  # noqa: E402
+from breadth_round_trip import write_section  # noqa: E402
 from corpora_build import BOOK_GL_HELPERS  # noqa: E402
 
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "binary-path.md"
@@ -300,14 +301,7 @@ def report(args: argparse.Namespace) -> None:
              "first form, failed it (`integrity checks failed`), so tables are patched in place.", "",
              f"Driver entry points it resolved through cuGetProcAddress: {len(names)} distinct names.", ""]
     section = "\n".join(lines)
-    text = RESULTS.read_text()
-    if SECTION in text:
-        before, after = text.split(SECTION, 1)
-        rest = after.split("\n## ", 1)
-        text = before + section + ("\n## " + rest[1] if len(rest) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(text)
+    write_section(RESULTS, SECTION, section)
     (args.work / "driver-names.txt").write_text("\n".join(sorted(names)) + "\n")
     print(section)
 
