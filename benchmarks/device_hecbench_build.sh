@@ -22,9 +22,11 @@ started=$SECONDS
 mkdir -p "$work/hecbench" "$work/bin" "$work/data" "$OUT/state"
 tar -C "$work" -xJf "$carry/$toolchain.tar.xz"
 tar -C "$work/hecbench" -xJf "$carry/hecbench-sources.tar.xz"
-# Into the user site: the stand-in toolkit's nvcc (Makefiles that call nvcc by name) runs Python with -E,
-# which ignores PYTHONPATH but not the user site.
-python3 -m pip install -q --user --break-system-packages --no-index --no-deps --no-compile --no-cache-dir \
+# Into the user site, or the virtual environment when python3 is one (its user site is invisible): the
+# stand-in toolkit's nvcc (Makefiles that call nvcc by name) runs Python with -E, which ignores PYTHONPATH.
+site=--user
+python3 -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' && site=
+python3 -m pip install -q $site --break-system-packages --no-index --no-deps --no-compile --no-cache-dir \
   "$carry"/wheels/*.whl
 cp "$carry"/state/*.json "$OUT/state/" 2>/dev/null || true
 # -P: cassc from $repo, never from the directory a command runs in (this checkout's own cassc/ is here).
