@@ -31,6 +31,7 @@ from an empty cache. The report also measures hipify speed over every `*-cuda` s
 One column per toolchain: each toolchain's cassc results live in their own --state (which records the
 toolchain that built them, from `cassc doctor --json`); `--column STATE` adds another toolchain's state to
 the report, whose first lines then say `built N of M in-reach benchmarks (HIP X.Y, clang-NN)` per toolchain.
+A column's results may come from an earlier cassc than this run's; `--note` should say which.
 """
 
 from __future__ import annotations
@@ -579,13 +580,15 @@ def main() -> None:
     if not args.no_build:
         record_toolchain(args.cassc, args.state)
     args.label = toolchain_label(args.state, args.cassc)
-    cassc_digests = {name: directory_digest(src / f"{name}-cuda") + cassc_fingerprint() for name in names}
+    # A column is another toolchain's run, usually of an earlier cassc (one device call carries one toolchain):
+    # its results stand where the benchmark's sources are the same; the notes say which cassc built each.
+    source_digests = {name: directory_digest(src / f"{name}-cuda") for name in names}
     args.columns = []
     for column in args.column:
         entries = load_state(column, "cassc")
         args.columns.append((toolchain_label(column, args.cassc),
                              {n: Build(**e["build"]) for n, e in entries.items()
-                              if n in cassc_digests and e.get("digest") == cassc_digests[n]}))
+                              if n in source_digests and e.get("digest", "").startswith(source_digests[n])}))
     rows = outcomes(names, builds, src)
     speed = hipify_speed(src)
     report = markdown_report(rows, builds, args, wall, speed)
