@@ -69,6 +69,14 @@ __device__ inline long long int llmin(long long int a, long long int b) { return
 __device__ inline long long int llmax(long long int a, long long int b) { return a > b ? a : b; }
 __device__ inline unsigned long long int ullmin(unsigned long long int a, unsigned long long int b) { return a < b ? a : b; }
 __device__ inline unsigned long long int ullmax(unsigned long long int a, unsigned long long int b) { return a > b ? a : b; }
+/* CUDA declares __ffs(int) and __ffsll(long long) only, so any other integer argument converts to that one
+ * type; HIP adds unsigned overloads, and an argument of a third type (uint64_t is unsigned long) is then
+ * ambiguous. A template taking the argument's exact type loses to HIP's functions on their own types and
+ * converts everything else as nvcc does. */
+template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::value || std::is_enum<T>::value>::type>
+__device__ inline int __ffs(T x) { return ::__ffs(static_cast<int>(x)); }
+template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::value || std::is_enum<T>::value>::type>
+__device__ inline int __ffsll(T x) { return ::__ffsll(static_cast<long long>(x)); }
 /* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
 __device__ inline int __dp4a(int a, int b, int c) {
   for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);
@@ -99,21 +107,37 @@ template <typename Tile>
 __device__ inline unsigned int __cassc_meta_group_rank(const Tile& tile) {
   return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / tile.size();
 }
+/* HIP shuffles the arithmetic types; CUDA's headers add __half, __half2, __nv_bfloat16 and __nv_bfloat162
+ * (cuda_fp16.h, cuda_bf16.h), which HIP's shuffles see only through their conversion operators (ambiguous,
+ * or a value conversion). Those move as their bits, in a 32- or 64-bit lane value. */
+template <typename T, typename Shuffle>
+__device__ inline typename std::enable_if<std::is_arithmetic<T>::value, T>::type
+__cassc_shuffle_value(T var, Shuffle shuffle) { return shuffle(var); }
+template <typename T, typename Shuffle>
+__device__ inline typename std::enable_if<!std::is_arithmetic<T>::value && sizeof(T) <= 8, T>::type
+__cassc_shuffle_value(T var, Shuffle shuffle) {
+  typedef typename std::conditional<sizeof(T) <= 4, unsigned int, unsigned long long>::type Bits;
+  Bits bits = 0;
+  __builtin_memcpy(&bits, &var, sizeof(T));
+  bits = shuffle(bits);
+  __builtin_memcpy(&var, &bits, sizeof(T));
+  return var;
+}
 template <typename T>
 __device__ inline T __cassc_shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) {
-  return __shfl(var, src_lane, width);
+  return __cassc_shuffle_value(var, [=](auto value) { return __shfl(value, src_lane, width); });
 }
 template <typename T>
 __device__ inline T __cassc_shfl_up_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
-  return __shfl_up(var, delta, width);
+  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_up(value, delta, width); });
 }
 template <typename T>
 __device__ inline T __cassc_shfl_down_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
-  return __shfl_down(var, delta, width);
+  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_down(value, delta, width); });
 }
 template <typename T>
 __device__ inline T __cassc_shfl_xor_sync(unsigned long long, T var, int lane_mask, int width = warpSize) {
-  return __shfl_xor(var, lane_mask, width);
+  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_xor(value, lane_mask, width); });
 }
 
 __device__ inline unsigned int __cassc_ballot_sync(unsigned long long mask, int predicate) {

@@ -21,6 +21,7 @@ PACKAGE_TABLE = "packages.tsv"
 INLINE_PTX_TABLE = "inline-ptx.tsv"  # read by inline_ptx.py
 MEMBER_CALL_TABLE = "member-calls.tsv"  # read by member_calls.py
 HEADER_MACRO_TABLE = "header-macros.tsv"  # CUDA header -> the guard/identity macros it leaves defined
+USER_OVERLOAD_TABLE = "user-overloads.tsv"  # read by user_overloads.py
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def load_tables(table_dir: Path = TABLE_DIR) -> RenameTables:
     sources: dict[str, str] = {}
     packages: list[LibraryPackage] = []
     for path in sorted(table_dir.glob("*.tsv")):
-        if path.name in (INLINE_PTX_TABLE, MEMBER_CALL_TABLE, HEADER_MACRO_TABLE):
+        if path.name in (INLINE_PTX_TABLE, MEMBER_CALL_TABLE, HEADER_MACRO_TABLE, USER_OVERLOAD_TABLE):
             continue
         if path.name == PACKAGE_TABLE:
             for cuda, hip, number, extra in read_rows(path):

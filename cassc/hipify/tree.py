@@ -4,8 +4,9 @@ The source file and every local header it reaches (quoted includes next to the i
 include found in the user's -I/-isystem directories, recursively) are rewritten into a mirror
 directory at `<mirror root>/<original absolute path>`. Relative includes such as "../inc/x.cuh"
 therefore resolve inside the mirror exactly as they did in the user's tree, and each -I dir D is
-searched as `<mirror root>/D` before D itself. Each mirrored file starts with a `#line 1 "<original>"`
-directive, so diagnostics, __FILE__ and debug info name the user's own file and line.
+searched as `<mirror root>/D` before D itself. Each mirrored file's text starts with a `#line 1 "<original>"`
+directive (after the forwarders of user_overloads.py, where the unit has any), so diagnostics, __FILE__
+and debug info name the user's own file and line.
 The user's files are only read, never written.
 """
 
@@ -21,6 +22,7 @@ from cassc.hipify.inline_ptx import rewrite_inline_ptx
 from cassc.hipify.member_calls import rewrite_member_calls
 from cassc.hipify.rewrite import rewrite_source
 from cassc.hipify.tables import LibraryPackage, RenameTables
+from cassc.hipify.user_overloads import defined_user_overloads, rename_user_overloads, user_overload_forwarders
 from cassc.hipify.vector_operators import guard_builtin_vector_operators
 
 # Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
@@ -34,6 +36,14 @@ class MirroredFile:
     mirrored: Path
     digest: str  # sha256 of the hipified text
     body_digest: str  # sha256 of the hipified text after its `#line` (which names the file as spelled)
+    renamed: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class _Hipified:
+    name: str  # as diagnostics name the file
+    text: str
     renamed: int
     lines: int
 
@@ -105,7 +115,7 @@ def hipify_unit(
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
-    mirrored: dict[Path, MirroredFile] = {}
+    hipified: dict[Path, _Hipified] = {}
     missing: list[MissingPackage] = []
     pending: list[tuple[Path, str | None]] = [(_absolute(cwd, source), str(source))]
     pre_include_paths = []
@@ -119,7 +129,7 @@ def hipify_unit(
 
     while pending:
         original, spelled = pending.pop()
-        if original in mirrored:
+        if original in hipified:
             continue
         try:
             # --dryrun lists a missing source's steps, as nvcc's does: its unit is empty.
@@ -131,22 +141,30 @@ def hipify_unit(
         result = rewrite_source(text.removeprefix("\ufeff"), tables)
         rewritten, _ = guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
         name = spelled if spelled is not None else display_path(original, cwd)
-        hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
-        target = mirror_path(mirror_root, original)
-        encoded = hipified.encode(errors="surrogateescape")
-        if write:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(encoded)
-        mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
-                                          hashlib.sha256(rewritten.encode(errors="surrogateescape")).hexdigest(),
-                                          result.renamed, text.count("\n") + 1)
+        hipified[original] = _Hipified(name, rewritten, result.renamed, text.count("\n") + 1)
         for include in result.includes:
             found = _resolve(include.header, include.quoted, original.parent, user_dirs)
-            if found and found not in mirrored and not _is_system(found, toolchain_roots):
+            if found and found not in hipified and not _is_system(found, toolchain_roots):
                 pending.append((found, None))
             package = tables.package_for(include.spelled) if found is None else None
             if package and not any((d / package.probe_header).is_file() for d in library_include_dirs):
                 missing.append(MissingPackage(package, include.spelled, f"{name}:{include.line}"))
+
+    # Whether a name is the program's own overload is a property of the whole unit: its definition may
+    # sit in a header, its calls in the source.
+    user_overloads = frozenset().union(*(defined_user_overloads(f.text) for f in hipified.values()))
+    mirrored: dict[Path, MirroredFile] = {}
+    for original, file in hipified.items():
+        body, renamed = rename_user_overloads(file.text, user_overloads)
+        hipified_text = user_overload_forwarders(user_overloads) + f'#line 1 "{_escape(file.name)}"\n{body}'
+        target = mirror_path(mirror_root, original)
+        encoded = hipified_text.encode(errors="surrogateescape")
+        if write:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(encoded)
+        mirrored[original] = MirroredFile(original, target, hashlib.sha256(encoded).hexdigest(),
+                                          hashlib.sha256(body.encode(errors="surrogateescape")).hexdigest(),
+                                          file.renamed + renamed, file.lines)
 
     main_original = _absolute(cwd, source)
     return HipifiedUnit(
