@@ -510,6 +510,19 @@ int main() {
     assert run.stdout.split() == ["3f81", "bf81", "bf80", "3f81", "bf80", "7fff", "0"]
 
 
+def test_bfloat16_math_functions(cassc, tmp_path: Path) -> None:
+    """cuda_bf16.h's math functions, which HIP 5.2's bfloat16 lacks (HIP 6 has them)."""
+    write(tmp_path / "k.cu", """\
+#include <cuda_bf16.h>
+__global__ void k(__nv_bfloat16* x, __nv_bfloat162* y, int* inf) {
+  x[0] = hfloor(hlog2(x[0])) + hsqrt(x[1]) + hexp10(x[2]) + hrcp(x[3]) + hcos(x[4]);
+  y[0] = h2rsqrt(y[0]) + h2trunc(y[1]);
+  *inf = __hisinf(x[5]);
+}
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+
+
 def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_path: Path) -> None:
     """nvcc 13 accepts `int y[] = {0.0, 1.0}` in a .cu file with warning #2361-D; clang's default is an error."""
     write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")

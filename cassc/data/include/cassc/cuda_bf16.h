@@ -8,6 +8,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#include <math.h>
 #include <cassc/packed_atomics.h>
 
 #define __CASSC_BF16_FN static __host__ __device__ inline
@@ -182,6 +183,31 @@ __CASSC_BF16_FN bool __hle(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat16
 __CASSC_BF16_FN bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) > __bfloat162float(b); }
 __CASSC_BF16_FN bool __hge(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) >= __bfloat162float(b); }
 __CASSC_BF16_FN bool __hisnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
+__CASSC_BF16_FN int __hisinf(__nv_bfloat16 a) { return a.__x == 0x7f80u ? 1 : a.__x == 0xff80u ? -1 : 0; }
+
+/* CUDA's bfloat16 math functions (cuda_bf16.h, "Bfloat16 Math Functions"): computed in float and rounded
+ * once to nearest, as CUDA does on every GPU (there is no bf16 transcendental instruction). */
+#define __CASSC_BF16_UNARY(name, name2, expr)                                               \
+  __CASSC_BF16_FN __nv_bfloat16 name(__nv_bfloat16 a) {                                   \
+    float x = __bfloat162float(a);                                                        \
+    return __float2bfloat16_rn(expr);                                                     \
+  }                                                                                       \
+  __CASSC_BF16_FN __nv_bfloat162 name2(__nv_bfloat162 a) { return __nv_bfloat162(name(a.x), name(a.y)); }
+__CASSC_BF16_UNARY(hceil, h2ceil, ceilf(x))
+__CASSC_BF16_UNARY(hfloor, h2floor, floorf(x))
+__CASSC_BF16_UNARY(htrunc, h2trunc, truncf(x))
+__CASSC_BF16_UNARY(hrint, h2rint, rintf(x))
+__CASSC_BF16_UNARY(hsqrt, h2sqrt, sqrtf(x))
+__CASSC_BF16_UNARY(hrsqrt, h2rsqrt, 1.0f / sqrtf(x))
+__CASSC_BF16_UNARY(hexp, h2exp, expf(x))
+__CASSC_BF16_UNARY(hexp2, h2exp2, exp2f(x))
+__CASSC_BF16_UNARY(hexp10, h2exp10, exp2f(x * 3.32192809488736f))
+__CASSC_BF16_UNARY(hlog, h2log, logf(x))
+__CASSC_BF16_UNARY(hlog2, h2log2, log2f(x))
+__CASSC_BF16_UNARY(hlog10, h2log10, log10f(x))
+__CASSC_BF16_UNARY(hsin, h2sin, sinf(x))
+__CASSC_BF16_UNARY(hcos, h2cos, cosf(x))
+#undef __CASSC_BF16_UNARY
 
 #define __CASSC_BF16_OPERATOR(op)                                                           \
   __CASSC_BF16_FN __nv_bfloat16 operator op(const __nv_bfloat16& a, const __nv_bfloat16& b) { \
@@ -212,6 +238,11 @@ __CASSC_BF16_FN bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) 
 
 #endif /* HIP_VERSION_MAJOR >= 6 && __HIP__ */
 
+/* compat.tsv's names for CUDA's hrcp/h2rcp (for __half, cuda_fp16.h's): the float reciprocal, rounded once. */
+__CASSC_BF16_FN __nv_bfloat16 __cassc_hrcp(__nv_bfloat16 a) { return __float2bfloat16_rn(1.0f / __bfloat162float(a)); }
+__CASSC_BF16_FN __nv_bfloat162 __cassc_h2rcp(__nv_bfloat162 a) {
+  return __halves2bfloat162(__cassc_hrcp(__low2bfloat16(a)), __cassc_hrcp(__high2bfloat16(a)));
+}
 /* Directed rounding as CUDA's cvt.rz/rm/rp.bf16.f32: truncate the float's low half, then step one bf16 ulp
  * away from zero where the result must grow in magnitude and anything was cut; NaN is CUDA's 0x7fff. */
 __CASSC_BF16_FN __nv_bfloat16 __cassc_float2bfloat16_directed(float a, bool toward_positive, bool toward_zero) {
