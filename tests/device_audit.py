@@ -22,7 +22,7 @@ HEADERS = ("crt/math_functions.h", "crt/device_functions.h", "crt/device_double_
            "sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h", "sm_61_intrinsics.h",
            "crt/sm_70_rt.h", "crt/sm_80_rt.h", "crt/sm_90_rt.h", "crt/sm_100_rt.h")
 _DECLARATION = re.compile(
-    r"(?:__DEVICE_FUNCTIONS_DECL__|__SM_\d+_(?:INTRINSICS|RT)_DECL__|__DEVICE_DOUBLE_FUNCTIONS_DECL__"
+    r"(?:__DEVICE_FUNCTIONS_DECL__|__DEVICE_HOST_FUNCTIONS_STATIC_DECL__|__SM_\d+_(?:INTRINSICS|RT)_DECL__|__DEVICE_DOUBLE_FUNCTIONS_DECL__"
     r"|__MATH_FUNCTIONS_DECL__|extern\s+__device__)\s+(?:__device_builtin__\s+|__cudart_builtin__\s+)?"
     r"(?:__DEPRECATED__\((?:[^()]|\([^()]*\))*\)\s*)?([\w\s*]+?)\s*\b(\w+)\s*\(([^()]*)\)\s*(?:__THROW\s*)?"
     r"(?:__DEF_IF_HOST|;)")

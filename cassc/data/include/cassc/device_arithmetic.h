@@ -439,3 +439,99 @@ __CASSC_ARITH unsigned int __cassc_uhadd(unsigned int x, unsigned int y) {
 __CASSC_ARITH unsigned int __cassc_urhadd(unsigned int x, unsigned int y) {
   return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
 }
+
+/* ---- DPX functions (CUDA 12, crt/device_functions.h): three-way max/min, add-then-max/min, max/min that
+ * also report the comparison, each optionally clamped at zero ("_relu"), on 32-bit integers or on two
+ * 16-bit halves. Adds wrap in their width (add.s32, add.s16x2), comparisons are signed or unsigned as
+ * named; `__vibmax`'s predicate is a >= b and `__vibmin`'s a <= b (hi: the upper halves). Host and
+ * device, as CUDA's. */
+#define __CASSC_DPX __host__ __device__ static inline
+template <bool Signed>
+__CASSC_DPX int __cassc_dpx_half(unsigned int word, int shift) {
+  return Signed ? static_cast<int>(static_cast<short>(word >> shift)) : static_cast<int>((word >> shift) & 0xffffu);
+}
+/* op(a, b, c) per half, each half wrapped back to 16 bits: add wraps there, as add.s16x2. */
+template <bool Signed, typename Op>
+__CASSC_DPX unsigned int __cassc_dpx_halves(unsigned int a, unsigned int b, unsigned int c, Op op) {
+  unsigned int result = 0;
+  for (int shift = 0; shift < 32; shift += 16) {
+    const int x = __cassc_dpx_half<Signed>(a, shift), y = __cassc_dpx_half<Signed>(b, shift);
+    const int z = __cassc_dpx_half<Signed>(c, shift);
+    result |= (static_cast<unsigned int>(op(x, y, z)) & 0xffffu) << shift;
+  }
+  return result;
+}
+template <bool Signed>
+__CASSC_DPX int __cassc_dpx_wrap16(int value) {
+  return __cassc_dpx_half<Signed>(static_cast<unsigned int>(value), 0);
+}
+template <typename T> __CASSC_DPX T __cassc_dpx_max(T a, T b) { return a > b ? a : b; }
+template <typename T> __CASSC_DPX T __cassc_dpx_min(T a, T b) { return a < b ? a : b; }
+__CASSC_DPX int __cassc_dpx_add(int a, int b) { return static_cast<int>(static_cast<unsigned int>(a) + static_cast<unsigned int>(b)); }
+
+__CASSC_DPX int __vimax_s32_relu(const int a, const int b) { return __cassc_dpx_max(__cassc_dpx_max(a, b), 0); }
+__CASSC_DPX int __vimin_s32_relu(const int a, const int b) { return __cassc_dpx_max(__cassc_dpx_min(a, b), 0); }
+__CASSC_DPX unsigned int __vimax_s16x2_relu(const unsigned int a, const unsigned int b) {
+  return __cassc_dpx_halves<true>(a, b, 0u, [](int x, int y, int) { return __cassc_dpx_max(__cassc_dpx_max(x, y), 0); });
+}
+__CASSC_DPX unsigned int __vimin_s16x2_relu(const unsigned int a, const unsigned int b) {
+  return __cassc_dpx_halves<true>(a, b, 0u, [](int x, int y, int) { return __cassc_dpx_max(__cassc_dpx_min(x, y), 0); });
+}
+#define __CASSC_DPX_THREE(name, T, expr)                                                         \
+  __CASSC_DPX T name(const T a, const T b, const T c) { return expr; }
+#define __CASSC_DPX_THREE_HALVES(name, Signed, expr)                                              \
+  __CASSC_DPX unsigned int name(const unsigned int a, const unsigned int b, const unsigned int c) { \
+    return __cassc_dpx_halves<Signed>(a, b, c, [](int x, int y, int z) { return expr; });         \
+  }
+__CASSC_DPX_THREE(__vimax3_s32, int, __cassc_dpx_max(__cassc_dpx_max(a, b), c))
+__CASSC_DPX_THREE(__vimax3_u32, unsigned int, __cassc_dpx_max(__cassc_dpx_max(a, b), c))
+__CASSC_DPX_THREE(__vimin3_s32, int, __cassc_dpx_min(__cassc_dpx_min(a, b), c))
+__CASSC_DPX_THREE(__vimin3_u32, unsigned int, __cassc_dpx_min(__cassc_dpx_min(a, b), c))
+__CASSC_DPX_THREE(__vimax3_s32_relu, int, __cassc_dpx_max(__cassc_dpx_max(__cassc_dpx_max(a, b), c), 0))
+__CASSC_DPX_THREE(__vimin3_s32_relu, int, __cassc_dpx_max(__cassc_dpx_min(__cassc_dpx_min(a, b), c), 0))
+__CASSC_DPX_THREE(__viaddmax_s32, int, __cassc_dpx_max(__cassc_dpx_add(a, b), c))
+__CASSC_DPX_THREE(__viaddmax_u32, unsigned int, __cassc_dpx_max(a + b, c))
+__CASSC_DPX_THREE(__viaddmin_s32, int, __cassc_dpx_min(__cassc_dpx_add(a, b), c))
+__CASSC_DPX_THREE(__viaddmin_u32, unsigned int, __cassc_dpx_min(a + b, c))
+__CASSC_DPX_THREE(__viaddmax_s32_relu, int, __cassc_dpx_max(__cassc_dpx_max(__cassc_dpx_add(a, b), c), 0))
+__CASSC_DPX_THREE(__viaddmin_s32_relu, int, __cassc_dpx_max(__cassc_dpx_min(__cassc_dpx_add(a, b), c), 0))
+__CASSC_DPX_THREE_HALVES(__vimax3_s16x2, true, __cassc_dpx_max(__cassc_dpx_max(x, y), z))
+__CASSC_DPX_THREE_HALVES(__vimax3_u16x2, false, __cassc_dpx_max(__cassc_dpx_max(x, y), z))
+__CASSC_DPX_THREE_HALVES(__vimin3_s16x2, true, __cassc_dpx_min(__cassc_dpx_min(x, y), z))
+__CASSC_DPX_THREE_HALVES(__vimin3_u16x2, false, __cassc_dpx_min(__cassc_dpx_min(x, y), z))
+__CASSC_DPX_THREE_HALVES(__vimax3_s16x2_relu, true, __cassc_dpx_max(__cassc_dpx_max(__cassc_dpx_max(x, y), z), 0))
+__CASSC_DPX_THREE_HALVES(__vimin3_s16x2_relu, true, __cassc_dpx_max(__cassc_dpx_min(__cassc_dpx_min(x, y), z), 0))
+__CASSC_DPX_THREE_HALVES(__viaddmax_s16x2, true, __cassc_dpx_max(__cassc_dpx_wrap16<true>(x + y), z))
+__CASSC_DPX_THREE_HALVES(__viaddmax_u16x2, false, __cassc_dpx_max(__cassc_dpx_wrap16<false>(x + y), z))
+__CASSC_DPX_THREE_HALVES(__viaddmin_s16x2, true, __cassc_dpx_min(__cassc_dpx_wrap16<true>(x + y), z))
+__CASSC_DPX_THREE_HALVES(__viaddmin_u16x2, false, __cassc_dpx_min(__cassc_dpx_wrap16<false>(x + y), z))
+__CASSC_DPX_THREE_HALVES(__viaddmax_s16x2_relu, true, __cassc_dpx_max(__cassc_dpx_max(__cassc_dpx_wrap16<true>(x + y), z), 0))
+__CASSC_DPX_THREE_HALVES(__viaddmin_s16x2_relu, true, __cassc_dpx_max(__cassc_dpx_min(__cassc_dpx_wrap16<true>(x + y), z), 0))
+#undef __CASSC_DPX_THREE
+#undef __CASSC_DPX_THREE_HALVES
+
+__CASSC_DPX int __vibmax_s32(const int a, const int b, bool* const pred) { *pred = a >= b; return *pred ? a : b; }
+__CASSC_DPX unsigned int __vibmax_u32(const unsigned int a, const unsigned int b, bool* const pred) { *pred = a >= b; return *pred ? a : b; }
+__CASSC_DPX int __vibmin_s32(const int a, const int b, bool* const pred) { *pred = a <= b; return *pred ? a : b; }
+__CASSC_DPX unsigned int __vibmin_u32(const unsigned int a, const unsigned int b, bool* const pred) { *pred = a <= b; return *pred ? a : b; }
+template <bool Signed, bool Max>
+__CASSC_DPX unsigned int __cassc_vib_halves(unsigned int a, unsigned int b, bool* pred_hi, bool* pred_lo) {
+  const int a_lo = __cassc_dpx_half<Signed>(a, 0), b_lo = __cassc_dpx_half<Signed>(b, 0);
+  const int a_hi = __cassc_dpx_half<Signed>(a, 16), b_hi = __cassc_dpx_half<Signed>(b, 16);
+  *pred_lo = Max ? a_lo >= b_lo : a_lo <= b_lo;
+  *pred_hi = Max ? a_hi >= b_hi : a_hi <= b_hi;
+  return ((*pred_lo ? a : b) & 0xffffu) | ((*pred_hi ? a : b) & 0xffff0000u);
+}
+__CASSC_DPX unsigned int __vibmax_s16x2(const unsigned int a, const unsigned int b, bool* const pred_hi, bool* const pred_lo) {
+  return __cassc_vib_halves<true, true>(a, b, pred_hi, pred_lo);
+}
+__CASSC_DPX unsigned int __vibmax_u16x2(const unsigned int a, const unsigned int b, bool* const pred_hi, bool* const pred_lo) {
+  return __cassc_vib_halves<false, true>(a, b, pred_hi, pred_lo);
+}
+__CASSC_DPX unsigned int __vibmin_s16x2(const unsigned int a, const unsigned int b, bool* const pred_hi, bool* const pred_lo) {
+  return __cassc_vib_halves<true, false>(a, b, pred_hi, pred_lo);
+}
+__CASSC_DPX unsigned int __vibmin_u16x2(const unsigned int a, const unsigned int b, bool* const pred_hi, bool* const pred_lo) {
+  return __cassc_vib_halves<false, false>(a, b, pred_hi, pred_lo);
+}
+#undef __CASSC_DPX
