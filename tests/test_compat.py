@@ -523,6 +523,23 @@ __global__ void k(__nv_bfloat16* x, __nv_bfloat162* y, int* inf) {
     cassc("-ptx", "k.cu", "-o", "k.s")
 
 
+def test_cuda_13_memory_location_forms_of_prefetch_and_advise(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "main.cu", """\
+#include <cuda_runtime.h>
+int main() {
+  float* a;
+  cudaMallocManaged(&a, 1024);
+  cudaMemLocation location;
+  location.type = cudaMemLocationTypeDevice;
+  location.id = 0;
+  cudaMemAdvise(a, 1024, cudaMemAdviseSetPreferredLocation, location);
+  cudaMemPrefetchAsync(a, 1024, location, 0);
+  return cudaDeviceSynchronize();
+}
+""")
+    cassc("main.cu", "-o", "app")
+
+
 def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_path: Path) -> None:
     """nvcc 13 accepts `int y[] = {0.0, 1.0}` in a .cu file with warning #2361-D; clang's default is an error."""
     write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")

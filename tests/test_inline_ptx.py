@@ -30,6 +30,35 @@ asm("cvt.rni.s32.f32 %0, %1;" : "=r"(i) : "f"(f));
     assert text.count("\n") == source.count("\n")
 
 
+def test_cp_async_copies_at_once_and_an_empty_output_list_is_read() -> None:
+    source = """\
+asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], %2, %3;\\n" ::"r"(smem), "l"(gmem), "n"(16), "r"(bytes));
+asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\\n" : : "r"(smem), "l"(gmem));
+asm volatile("cp.async.commit_group;\\n" ::);
+asm volatile("cp.async.wait_group %0;\\n" ::"n"(N));
+"""
+    text, rewritten = rewrite_inline_ptx(source)
+    assert rewritten == 4
+    assert text.splitlines() == ["(__cassc_cp_async((smem), (gmem), (16), (bytes)));",
+                                 "(__cassc_cp_async((smem), (gmem), 8, 8));", "((void)0);", "((void)0);"]
+
+
+def test_cp_async_builds_as_plain_copies_to_shared_memory(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", """\
+#include <cstdint>
+__global__ void k(const float4* in, float4* out) {
+  __shared__ float4 tile[64];
+  uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(&tile[threadIdx.x]));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;\\n" ::"r"(s), "l"(in + threadIdx.x), "n"(16));
+  asm volatile("cp.async.wait_all;\\n" ::);
+  __syncthreads();
+  out[threadIdx.x] = tile[63 - threadIdx.x];
+}
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assert "ds_store_b128" in (tmp_path / "k.s").read_text()
+
+
 def test_asm_in_comments_and_strings_is_left_alone() -> None:
     source = '// asm("trap;");\nconst char* s = "asm(\\"trap;\\")";\n/* asm("trap;"); */\n'
     assert rewrite_inline_ptx(source) == (source, 0)

@@ -282,6 +282,16 @@ static inline hipError_t hipMallocPitch(T** pointer, size_t* pitch, size_t width
   return hipMallocPitch(reinterpret_cast<void**>(pointer), pitch, width, height);
 }
 #endif
+/* CUDA 13 names the place to prefetch to or advise for by a cudaMemLocation (its device-number forms
+ * are gone); HIP takes a device number, hipCpuDeviceId for the host. */
+static inline hipError_t hipMemPrefetchAsync(const void* pointer, size_t count, hipMemLocation location,
+                                             unsigned int, hipStream_t stream = 0) {
+  return hipMemPrefetchAsync(pointer, count, location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId,
+                             stream);
+}
+static inline hipError_t hipMemAdvise(const void* pointer, size_t count, hipMemoryAdvise advice, hipMemLocation location) {
+  return hipMemAdvise(pointer, count, advice, location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId);
+}
 /* More of cuda_runtime.h's C++ overloads (tests/test_api_audit.py reads them from CUDA's header):
  * typed pointers, and __device__ variables passed by reference where HIP takes their address. */
 template <typename T>

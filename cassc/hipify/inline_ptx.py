@@ -42,10 +42,12 @@ def load_rules(path: Path = TABLE) -> tuple[PtxRule, ...]:
 
 def _template_pattern(ptx: str) -> re.Pattern[str]:
     pieces = []
-    for token in re.split(r"([$#]\w+|\s+|,)", ptx):
+    for token in re.split(r"([$#]\w+|\s+|,|\{[^{}]*\})", ptx):
         if not token:
             continue
-        if token.startswith("$"):
+        if token.startswith("{"):  # alternatives, an empty one making the part optional
+            pieces.append("(?:" + "|".join(map(re.escape, token[1:-1].split("|"))) + ")")
+        elif token.startswith("$"):
             pieces.append(f"(?P<{token[1:]}>%\\d+)")
         elif token.startswith("#"):
             pieces.append(f"(?P<{token[1:]}>0[xX][0-9a-fA-F]+|\\d+)")
@@ -121,8 +123,7 @@ def _split_top_level(text: str, separator: str) -> list[str]:
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif char == separator and depth == 0 and not (separator == ":" and masked[i:i + 2] == "::") and not (
-                separator == ":" and i > 0 and masked[i - 1] == ":"):
+        elif char == separator and depth == 0:  # `"..." :: "r"(x)` is an empty output list, then inputs
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])

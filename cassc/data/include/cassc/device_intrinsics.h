@@ -30,6 +30,22 @@ __device__ static inline void* __cvta_local_to_generic(size_t address) {
   return (void*)(__attribute__((address_space(5))) void*)(unsigned int)address;
 }
 __device__ static inline void* __cvta_global_to_generic(size_t address) { return (void*)address; }
+/* Inline PTX's cp.async (inline-ptx.tsv): `bytes` (4, 8 or 16, aligned to itself, as PTX requires) to the
+ * shared window address from global memory, of which `source_bytes` are read and the rest zero. */
+__device__ static inline void __cassc_cp_async(size_t shared_address, const void* source, size_t bytes,
+                                               size_t source_bytes) {
+  void* target = __cvta_shared_to_generic(shared_address);
+  if (source_bytes == bytes && bytes == 16) {
+    *static_cast<uint4*>(target) = *static_cast<const uint4*>(source);
+  } else if (source_bytes == bytes && bytes == 8) {
+    *static_cast<uint2*>(target) = *static_cast<const uint2*>(source);
+  } else if (source_bytes == bytes && bytes == 4) {
+    *static_cast<unsigned int*>(target) = *static_cast<const unsigned int*>(source);
+  } else {
+    for (size_t i = 0; i < bytes; ++i)
+      static_cast<char*>(target)[i] = i < source_bytes ? static_cast<const char*>(source)[i] : 0;
+  }
+}
 __device__ static inline void* __cvta_constant_to_generic(size_t address) { return (void*)address; }
 
 /* ---- Synchronisation. bar.sync with an id and no count waits for every thread of the block, as
