@@ -36,11 +36,13 @@ asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], %2, %3;\\n" ::"r"(s
 asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\\n" : : "r"(smem), "l"(gmem));
 asm volatile("cp.async.commit_group;\\n" ::);
 asm volatile("cp.async.wait_group %0;\\n" ::"n"(N));
+asm volatile("{\\n .reg .pred p;\\n setp.ne.b32 p, %0, 0;\\n @p cp.async.ca.shared.global [%1], [%2], 4;\\n}\\n" ::"r"(ok), "r"(smem), "l"(gmem));
 """
     text, rewritten = rewrite_inline_ptx(source)
-    assert rewritten == 4
+    assert rewritten == 5
     assert text.splitlines() == ["(__cassc_cp_async((smem), (gmem), (16), (bytes)));",
-                                 "(__cassc_cp_async((smem), (gmem), 8, 8));", "((void)0);", "((void)0);"]
+                                 "(__cassc_cp_async((smem), (gmem), 8, 8));", "((void)0);", "((void)0);",
+                                 "(((ok)) ? __cassc_cp_async((smem), (gmem), 4, 4) : (void)0);"]
 
 
 def test_cp_async_builds_as_plain_copies_to_shared_memory(cassc, tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def _template_pattern(ptx: str) -> re.Pattern[str]:
     for token in re.split(r"([$#]\w+|\s+|,|\{[^{}]*\})", ptx):
         if not token:
             continue
-        if token.startswith("{"):  # alternatives, an empty one making the part optional
+        if token.startswith("{") and token.endswith("}") and len(token) > 1:  # alternatives; an empty one: optional
             pieces.append("(?:" + "|".join(map(re.escape, token[1:-1].split("|"))) + ")")
         elif token.startswith("$"):
             pieces.append(f"(?P<{token[1:]}>%\\d+)")
