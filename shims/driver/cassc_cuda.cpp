@@ -37,6 +37,9 @@
 
 #include "../runtime/translation_lookup.h"
 #include "integrity_hash.h"
+#ifdef CASSC_DRIVER_OVER_NVIDIA
+#include "../nvidia-check/replacement.h"
+#endif
 
 #ifndef CASSC_DRIVER_OVER_NVIDIA
 #include <hip/hip_runtime_api.h>
@@ -308,6 +311,43 @@ extern "C" void *cassc_driver_real(const char *name) {
   void *driver = real_driver();
   return driver ? dlsym(driver, name) : nullptr;
 }
+
+// The loaders hand NVIDIA's driver the replacement of each container where CASSC_NVPTX_DIR has one (the check of
+// the translation, nvidia-check/replacement.h); the export tables' loaders call cuModuleLoadData.
+namespace {
+template <typename F>
+F nvidia(const char *name) {
+  static std::mutex lock;
+  static std::map<std::string, void *> found;
+  std::lock_guard<std::mutex> guard(lock);
+  if (!found.count(name)) found[name] = cassc_driver_real(name);
+  return reinterpret_cast<F>(found[name]);
+}
+const void *substitute(const void *image) { return cassc::substitute(image, log_line); }
+}  // namespace
+
+extern "C" {
+CUresult cuModuleLoadData(void **module, const void *image) {
+  auto *next = nvidia<CUresult (*)(void **, const void *)>("cuModuleLoadData");
+  return next ? next(module, substitute(image)) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned count, void *options, void **values) {
+  auto *next = nvidia<CUresult (*)(void **, const void *, unsigned, void *, void **)>("cuModuleLoadDataEx");
+  return next ? next(module, substitute(image), count, options, values) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuModuleLoadFatBinary(void **module, const void *image) {
+  auto *next = nvidia<CUresult (*)(void **, const void *)>("cuModuleLoadFatBinary");
+  return next ? next(module, substitute(image)) : CUDA_ERROR_NOT_INITIALIZED;
+}
+CUresult cuLibraryLoadData(void **library, const void *code, void *jit_options, void **jit_values, unsigned jit_count,
+                           void *library_options, void **library_values, unsigned library_count) {
+  auto *next = nvidia<CUresult (*)(void **, const void *, void *, void **, unsigned, void *, void **, unsigned)>(
+      "cuLibraryLoadData");
+  return next ? next(library, substitute(code), jit_options, jit_values, jit_count, library_options, library_values,
+                     library_count)
+              : CUDA_ERROR_NOT_INITIALIZED;
+}
+}  // extern "C"
 #endif
 
 // ------------------------------------------------------------------------------------------------
