@@ -658,5 +658,105 @@ CUresult cuLaunchKernelEx_ptsz(const LaunchConfig *config, void *function, void 
                         config->block[1], config->block[2], config->shared, per_thread(config->stream), params, extra);
 }
 
+
+// What takes a CUfunction takes cassc's kernel: HIP's functions are asked about its hipFunction.
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, void *function, int block_size,
+                                                              size_t shared, unsigned flags) {
+  if (!blocks || !function) return CUDA_ERROR_INVALID_VALUE;
+  return from_hip(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      blocks, static_cast<Kernel *>(function)->function, block_size, shared, flags));
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *function, int block_size, size_t shared) {
+  return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, function, block_size, shared, 0);
+}
+// CUDA's callback gives the dynamic shared memory per block size; HIP takes one size: the callback's at the
+// largest block the kernel allows.
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block, void *function, size_t (*shared_for)(int),
+                                                   size_t shared, int block_limit, unsigned) {
+  if (!grid || !block || !function) return CUDA_ERROR_INVALID_VALUE;
+  hipFunction_t hip = static_cast<Kernel *>(function)->function;
+  if (shared_for) {
+    int largest = 0;
+    hipError_t status = hipFuncGetAttribute(&largest, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, hip);
+    if (status != hipSuccess) return from_hip(status);
+    shared = shared_for(block_limit > 0 && block_limit < largest ? block_limit : largest);
+  }
+  return from_hip(hipModuleOccupancyMaxPotentialBlockSize(grid, block, hip, shared, block_limit));
+}
+CUresult cuOccupancyMaxPotentialBlockSize(int *grid, int *block, void *function, size_t (*shared_for)(int),
+                                          size_t shared, int block_limit) {
+  return cuOccupancyMaxPotentialBlockSizeWithFlags(grid, block, function, shared_for, shared, block_limit, 0);
+}
+CUresult cuLaunchCooperativeKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned shared, void *stream, void **params) {
+  return cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, stream, params, nullptr);
+}
+CUresult cuLaunchCooperativeKernel_ptsz(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                        unsigned by, unsigned bz, unsigned shared, void *stream, void **params) {
+  return cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, per_thread(stream), params, nullptr);
+}
+
+// The recorded CUDA parameter layout answers these without a GPU.
+CUresult cuKernelGetParamInfo(void *kernel, size_t index, size_t *offset, size_t *size) {
+  if (!kernel) return CUDA_ERROR_INVALID_VALUE;
+  const cassc::TranslatedKernel &layout = static_cast<Kernel *>(kernel)->layout;
+  if (index >= layout.offsets.size()) return CUDA_ERROR_INVALID_VALUE;
+  if (offset) *offset = layout.offsets[index];
+  if (size) *size = layout.sizes[index];
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetParamInfo(void *function, size_t index, size_t *offset, size_t *size) {
+  return cuKernelGetParamInfo(function, index, offset, size);
+}
+CUresult cuLibraryGetKernelCount(unsigned *count, void *library) {
+  if (!count || !library) return CUDA_ERROR_INVALID_VALUE;
+  *count = static_cast<unsigned>(static_cast<Library *>(library)->kernels.size());
+  return CUDA_SUCCESS;
+}
+CUresult cuLibraryEnumerateKernels(void **kernels, unsigned count, void *library) {
+  if (!kernels || !library) return CUDA_ERROR_INVALID_VALUE;
+  Library *loaded = static_cast<Library *>(library);
+  if (count > loaded->kernels.size()) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < count; ++i) {
+    Kernel *kernel = nullptr;
+    CUresult status = kernel_named(&kernel, loaded, loaded->kernels[i]->layout.name.c_str());
+    if (status != CUDA_SUCCESS) return status;
+    kernels[i] = kernel;
+  }
+  return CUDA_SUCCESS;
+}
+
+// HIP's error codes are CUresult's, and so are its names' and messages' meanings.
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  *name = hipGetErrorName(static_cast<hipError_t>(error));
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorString(CUresult error, const char **text) {
+  if (!text) return CUDA_ERROR_INVALID_VALUE;
+  *text = hipGetErrorString(static_cast<hipError_t>(error));
+  return CUDA_SUCCESS;
+}
+
+// Modules are loaded whole when the runtime hands them over: CU_MODULE_EAGER_LOADING.
+CUresult cuModuleGetLoadingMode(int *mode) {
+  if (!mode) return CUDA_ERROR_INVALID_VALUE;
+  *mode = 1;
+  return CUDA_SUCCESS;
+}
+
+// A stream belongs to the context current when it was made: with one context per device, the current one.
+CUresult cuStreamGetCtx(void *, CUcontext *context) {
+  if (!context) return CUDA_ERROR_INVALID_VALUE;
+  return cuCtxGetCurrent(context);
+}
+CUresult cuStreamGetCtx_ptsz(void *stream, CUcontext *context) { return cuStreamGetCtx(stream, context); }
+CUresult cuStreamGetCtx_v2(void *stream, CUcontext *context, void **green) {
+  if (green) *green = nullptr;
+  return cuStreamGetCtx(stream, context);
+}
+CUresult cuStreamGetCtx_v2_ptsz(void *stream, CUcontext *context, void **green) {
+  return cuStreamGetCtx_v2(stream, context, green);
+}
 }  // extern "C"
 #endif
