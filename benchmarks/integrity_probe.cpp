@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
   auto uuid = reinterpret_cast<Result (*)(unsigned char *, int)>(dlsym(driver, "cuDeviceGetUuid_v2"));
   auto attribute = reinterpret_cast<Result (*)(int *, int, int)>(dlsym(driver, "cuDeviceGetAttribute"));
   auto table = reinterpret_cast<Result (*)(const void **, const unsigned char *)>(dlsym(driver, "cuGetExportTable"));
+  if (!init || !version || !count || !uuid || !attribute || !table) {
+    std::printf("not a CUDA driver: %s\n", argc > 1 ? argv[1] : "libcuda.so.1");
+    return 1;
+  }
   std::printf("cuInit %d\n", init(0));
   int driver_version = 0, devices = 0;
   version(&driver_version);
@@ -62,6 +66,7 @@ int main(int argc, char **argv) {
     attribute(&identities[d].pci_bus, 33, d);
     attribute(&identities[d].pci_device, 34, d);
   }
+  if (!tables[5]) return 1;
   auto check = reinterpret_cast<Result (*)(uint32_t, uint64_t, uint64_t *)>(const_cast<void *>(tables[5][1]));
   int same = 0, tried = 0;
   for (uint32_t runtime : {12082u, 12092u, 13002u, 13000u, 12091u}) {

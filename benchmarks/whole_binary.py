@@ -120,8 +120,8 @@ for variant in ("static", "shared", "library") if "checked" in ways else ():
         results[job["id"]]["traced"] = run(job, "checked", trace=True)
         json.dump(results, open(os.path.join(out, "results.json"), "w"))
 for way in ways[1:]:
-    print(way, sum(r.get("original", {}).get("stdout") == r.get(way, {}).get("stdout") for r in results.values()),
-          "of", len(jobs), "identical outputs")
+    print(way, sum(results[j["id"]].get("original", {}).get("stdout") == results[j["id"]].get(way, {}).get("stdout")
+                   for j in jobs), "of", len(jobs), "identical outputs")
 print(f"{time.monotonic() - start:.0f} s")
 '''
 
