@@ -13,16 +13,19 @@ For each program of HeCBench (its Makefile, `make CC=nvcc ARCH=sm_90`) and of th
   lower      the same IR to NVPTX (`cassc.binary.nvidia_check.nvptx_containers`), one replacement container per
              fatbin, named by the SHA-256 of the original container;
 
-and packs the binaries untouched with cassc's check libcuda.so.1 (`shims/nvidia-check`). `device.py`
-(written beside it) runs each binary twice on the GPU: as built, and with the check driver first on
-LD_LIBRARY_PATH over NVIDIA's driver (CASSC_REAL_LIBCUDA), which hands the driver the replacement for every
-container the program's runtime loads; its log counts the containers replaced and lists the private export
-tables and driver entry points the runtime asked for. `report` compares the two outputs (hecbench_verify.py's
-rule) and writes a section of benchmarks/results/binary-path.md.
+and packs the binaries untouched with cassc's check libcuda.so.1 (`shims/nvidia-check`), cassc's own
+libcuda.so.1 built in front of NVIDIA's driver (`shims/driver`, `--ways ...cassc`) and the integrity probe
+(`integrity_probe.cpp`); with `--runtime12`, a host program linked with CUDA 12's static runtime as well.
+`device.py` (written beside it) runs each binary on the GPU as built and through each driver first on
+LD_LIBRARY_PATH over NVIDIA's (CASSC_REAL_LIBCUDA): the check driver hands NVIDIA's driver the replacement for
+every container the program's runtime loads, and its log counts the containers replaced and lists the private
+export tables and driver entry points the runtime asked for; cassc's driver does the same replacement while
+answering the runtime's cuGetProcAddress and export tables itself. `report` compares the outputs
+(hecbench_verify.py's rule) and writes sections of benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/whole_binary.py prepare --work /tmp/wb --hecbench /work/corpora/hecbench \
         --book /work/corpora/book --pack /work/main/.dev-whole/wb
-    (on the GPU)  python3 .dev-whole/wb/device.py .dev-whole/wb $OUT
+    (on the GPU)  python3 .dev-whole/wb/device.py .dev-whole/wb $OUT [--ways original,cassc]
     .venv/bin/python benchmarks/whole_binary.py report --work /tmp/wb --device-results results.json --device "..."
 """
 
