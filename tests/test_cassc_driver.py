@@ -160,3 +160,23 @@ def test_a_static_runtime_program_gets_through_the_handshake_to_no_device(cassc,
                                   check=True).stdout.split())
     assert set(driver_symbols(read_api())) <= exported
 
+
+
+def test_each_symbol_is_cassc_s_own_a_hip_twin_or_cudas_not_supported() -> None:
+    from cassc.binary.driver_api import DriverApi, DriverEntry, driver_entries
+
+    api = DriverApi(13000, (DriverEntry("cuMemAlloc", 2000, "", "cuMemAlloc"),
+                            DriverEntry("cuMemAlloc", 3020, "", "cuMemAlloc_v2"),
+                            DriverEntry("cuMemcpyHtoD", 3020, "", "cuMemcpyHtoD_v2"),
+                            DriverEntry("cuMemcpyHtoD", 7000, "_ptds", "cuMemcpyHtoD_v2_ptds"),
+                            DriverEntry("cuLaunchKernel", 4000, "", "cuLaunchKernel"),
+                            DriverEntry("cuLaunchKernel", 7000, "_ptsz", "cuLaunchKernel_ptsz"),
+                            DriverEntry("cuStreamQuery", 2000, "", "cuStreamQuery"),
+                            DriverEntry("cuStreamQuery", 7000, "_ptsz", "cuStreamQuery_ptsz")), ())
+    twins = {"cuMemAlloc": "hipMalloc", "cuMemcpyHtoD": "hipMemcpyHtoD", "cuStreamQuery": "hipStreamQuery"}
+    exported = {"hipMalloc", "hipMemcpyHtoD", "hipStreamQuery", "hipStreamQuery_spt"}
+    jumps, stubs = driver_entries(api, {"cuLaunchKernel"}, twins, exported)
+    assert sorted(jumps) == [("cuLaunchKernel_ptsz", "cuLaunchKernel"), ("cuMemAlloc_v2", "hipMalloc"),
+                             ("cuMemcpyHtoD_v2", "hipMemcpyHtoD"), ("cuMemcpyHtoD_v2_ptds", "hipMemcpyHtoD"),
+                             ("cuStreamQuery", "hipStreamQuery"), ("cuStreamQuery_ptsz", "hipStreamQuery_spt")]
+    assert stubs == [("cuMemAlloc", 801)]  # the 32-bit ABI of CUDA 2.0 has no twin

@@ -130,20 +130,34 @@ def proc_table_source(api: DriverApi, attribute_twins: dict[str, str]) -> str:
 NOT_SUPPORTED = 801  # CUDA_ERROR_NOT_SUPPORTED
 
 
+# HIPIFY's renames (driver.tsv) name the driver API as CUDA 11's header did: `cuX` there is cuX's newest ABI
+# before CUDA 12.0; a renamed versioned symbol (`cuMemAlloc_v2`) names its own ABI.
+CUDA_12 = 12000
+
+
 def driver_entries(api: DriverApi, defined: set[str], twins: dict[str, str], exported: set[str]
                    ) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
     """cassc's libcuda over HIP: (jumps, stubs returning a CUresult) for every symbol of the table that its C++
-    (`defined`) does not define. A symbol jumps to its HIP twin (driver.tsv's renames, `twins`, by the symbol or,
-    for a name's newest ABI, by the name) where libamdhip64 exports it; a per-thread variant to the twin's `_spt`
-    function, else to what its ABI's symbol is; anything else returns CUDA_ERROR_NOT_SUPPORTED."""
-    newest = {}
+    (`defined`) does not define. A symbol jumps to its HIP twin where libamdhip64 exports it: driver.tsv's
+    rename of the symbol itself, else, for a name none of whose versioned symbols is renamed, the name's rename
+    for its ABI of CUDA 11 (CUDA_12). A per-thread variant jumps to the twin's `_spt` function, else to what its
+    ABI's symbol is. Any other symbol (an ABI HIP's function does not have) returns CUDA_ERROR_NOT_SUPPORTED."""
+    symbols_of: dict[str, set[str]] = defaultdict(set)
+    cuda_11: dict[str, tuple[int, str]] = {}
     for entry in api.entries:
-        if not entry.stream and entry.version >= newest.get(entry.name, (0, ""))[0]:
-            newest[entry.name] = (entry.version, entry.symbol)
+        symbols_of[entry.name].add(entry.symbol)
+        if not entry.stream and entry.version < CUDA_12 and entry.version >= cuda_11.get(entry.name, (0, ""))[0]:
+            cuda_11[entry.name] = (entry.version, entry.symbol)
     names = {e.symbol: e.name for e in api.entries}
 
     def twin(symbol: str) -> str | None:
-        found = twins.get(symbol) or (twins.get(names[symbol]) if newest[names[symbol]][1] == symbol else None)
+        name = names[symbol]
+        if symbol != name and symbol in twins:
+            found = twins[symbol]
+        elif any(s != name and s in twins for s in symbols_of[name]):
+            found = None
+        else:
+            found = twins.get(name) if cuda_11.get(name, (0, ""))[1] == symbol else None
         return found if found in exported else None
 
     jumps, stubs = [], []
@@ -152,12 +166,13 @@ def driver_entries(api: DriverApi, defined: set[str], twins: dict[str, str], exp
             continue
         stream = next((s for s in ("_ptds", "_ptsz") if symbol.endswith(s)), "")
         base = symbol[:-len(stream)] if stream else symbol
-        if stream and twin(base) and f"{twin(base)}_spt" in exported:
-            jumps.append((symbol, f"{twin(base)}_spt"))
+        hip = twin(base)
+        if stream and hip and f"{hip}_spt" in exported:
+            jumps.append((symbol, f"{hip}_spt"))
         elif stream and base in defined:
             jumps.append((symbol, base))
-        elif twin(base):
-            jumps.append((symbol, str(twin(base))))
+        elif hip:
+            jumps.append((symbol, hip))
         else:
             stubs.append((symbol, NOT_SUPPORTED))
     return jumps, stubs

@@ -125,6 +125,9 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device);
 CUresult cuCtxGetCurrent(CUcontext *context);
+CUresult cuCtxGetDevice(CUdevice *device);
+CUresult cuCtxPushCurrent_v2(CUcontext context);
+CUresult cuCtxPopCurrent_v2(CUcontext *context);
 CUresult cuModuleLoadData(void **module, const void *image);
 }
 
@@ -757,6 +760,33 @@ CUresult cuStreamGetCtx_v2(void *stream, CUcontext *context, void **green) {
 }
 CUresult cuStreamGetCtx_v2_ptsz(void *stream, CUcontext *context, void **green) {
   return cuStreamGetCtx_v2(stream, context, green);
+}
+
+// CUDA 13's forms naming a context (null: the current one); a context here is a device's primary context.
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext context) {
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  CUcontext current = nullptr;
+  CUresult status = cuCtxGetCurrent(&current);
+  if (status != CUDA_SUCCESS || !context || context == current)
+    return status == CUDA_SUCCESS ? cuCtxGetDevice(device) : status;
+  status = cuCtxPushCurrent_v2(context);
+  if (status == CUDA_SUCCESS) status = cuCtxGetDevice(device);
+  if (status == CUDA_SUCCESS) status = cuCtxPopCurrent_v2(&current);
+  return status;
+}
+CUresult cuCtxSynchronize_v2(CUcontext context) {
+  CUdevice device = 0;
+  CUresult status = cuCtxGetDevice_v2(&device, context);
+  int current = 0;
+  if (status == CUDA_SUCCESS) status = from_hip(hipGetDevice(&current));
+  if (status == CUDA_SUCCESS && current != device) status = from_hip(hipSetDevice(device));
+  if (status == CUDA_SUCCESS) status = from_hip(hipDeviceSynchronize());
+  if (current != device) (void)hipSetDevice(current);
+  return status;
+}
+// CUDA 12.8's form has the same parameters.
+CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
+  return from_hip(hipEventElapsedTime(milliseconds, static_cast<hipEvent_t>(start), static_cast<hipEvent_t>(end)));
 }
 }  // extern "C"
 #endif
