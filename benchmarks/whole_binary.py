@@ -344,15 +344,16 @@ def cassc_section(records: dict[str, dict], runs: dict[str, dict], device: str) 
             compared += 1
             same = ours.get("rc") == original["rc"] and same_output(original["stdout"], ours.get("stdout", ""))
             matched += same
-            verdict = ("same output" if same else f"DIFFERENT (exit {ours.get('rc')}: "
-                       f"{(ours.get('stderr') or ours.get('stdout', '')).strip()[-120:]!r})") + \
-                (f" (both exit {original['rc']})" if original["rc"] and same else "")
+            printed = same_output(original["stdout"], ours.get("stdout", ""))
+            verdict = "same output" + (f" (both exit {original['rc']})" if original["rc"] else "") if same else \
+                f"same output, exit status {ours.get('rc')} for {original['rc']}" if printed else \
+                f"DIFFERENT (exit {ours.get('rc')}: {(ours.get('stderr') or ours.get('stdout', '')).strip()[-120:]!r})"
         rows.append(f"| {program} | {record['variant']} | {len(replaced)} | {verdict} |")
     probe = runs.get("probe", {}).get("stdout", "")
     equal = re.search(r"integrity hashes equal: (\d+) of (\d+)", probe)
     return "\n".join([
         SECTION_CASSC, "",
-        f"{date.today()}: the same packs as above (`benchmarks/whole_binary.py prepare ... --runtime12 DIR`), "
+        f"{date.today()}: packs made as above (`benchmarks/whole_binary.py prepare ... --runtime12 DIR`), "
         f"`python3 P/device.py P OUT --ways original,cassc` on {device}, then `report`. cassc's libcuda.so.1 "
         "(`shims/driver/cassc_cuda.cpp` built with CASSC_DRIVER_OVER_NVIDIA, `nvidia_check.build_driver_over_nvidia`) "
         "answers NVIDIA's runtime itself: `cuGetProcAddress` from `driver-api.tsv` (CUDA's *Typedefs.h ABIs), "
@@ -364,7 +365,7 @@ def cassc_section(records: dict[str, dict], runs: dict[str, dict], device: str) 
         f"Integrity hash: cassc's `integrity_hash` equals NVIDIA's driver's answer for "
         f"{equal.group(1) + ' of ' + equal.group(2) if equal else 'no'} runtime versions tried "
         "(`benchmarks/integrity_probe.cpp`, the driver's own tables and devices as inputs).", "",
-        f"cuGetProcAddress: {len(names)} distinct names asked; answers that differ from NVIDIA's driver's own "
+        f"cuGetProcAddress: {len(names)} distinct names asked (CUDA 13.0's and 12.9's runtimes); answers that differ from NVIDIA's driver's own "
         f"cuGetProcAddress (symbol or status): {len(mismatches)}" + (f" ({', '.join(sorted(mismatches)[:20])})"
                                                                       if mismatches else "") + ".", "",
         "Export tables asked for: " + ", ".join(f"`{g}` ({how})" for g, how in sorted(tables.items())) + ".", "",
