@@ -627,9 +627,14 @@ CUresult cuKernelGetName(const char **name, void *kernel) {
 }
 CUresult cuFuncGetName(const char **name, void *function) { return cuKernelGetName(name, function); }
 
-// CUfunction_attribute and hipFunction_attribute number the same attributes alike.
+// CUfunction_attribute and hipFunction_attribute number the attributes HIP has alike; CUDA's later ones
+// (clusters, scheduling preferences) are 0 for a kernel that asks for none, which a translated kernel is.
 CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
   if (!value || !function) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute >= HIP_FUNC_ATTRIBUTE_MAX) {
+    *value = 0;
+    return CUDA_SUCCESS;
+  }
   return from_hip(hipFuncGetAttribute(value, static_cast<hipFunction_attribute>(attribute),
                                       static_cast<Kernel *>(function)->function));
 }
