@@ -138,8 +138,7 @@ int main() {
 
 
 @needs_nvcc
-def test_a_static_runtime_program_gets_through_the_handshake_to_no_device(cassc, data_dir: Path,
-                                                                          tmp_path: Path) -> None:
+def test_a_static_runtime_program_gets_through_the_handshake_to_no_device(cassc, tmp_path: Path) -> None:
     """nvcc's default static cudart, run by `cassc run`, finds cassc's libcuda: every driver name it asks for is
     answered and its first call reports cudaErrorNoDevice (no GPU here), not cudaErrorInsufficientDriver."""
     write(tmp_path / "program.cu", PROGRAM)
@@ -154,11 +153,17 @@ def test_a_static_runtime_program_gets_through_the_handshake_to_no_device(cassc,
     names = {fields[1] for fields in asked}
     assert len(names) > 300 and "cuLibraryLoadData" in names and "cuLaunchKernelEx" in names
     assert [fields[1] for fields in asked if fields[-1] != "0"] == [""]  # only the runtime's probe of an empty name
-    [library] = data_dir.glob("toolkits/*/lib64/cassc-run/libcuda.so.1")
-    exported = set(subprocess.run(["nm", "-D", "--defined-only", "--format=just-symbols",
-                                   str(library)], capture_output=True, text=True,
-                                  check=True).stdout.split())
+
+
+def test_the_toolkits_libcuda_defines_every_driver_symbol(cassc) -> None:
+    """Built with the toolkit from the HIP it finds (HIP 5.2 here, 6.4 in the sid root): every symbol of the
+    table is defined, so every answer of cuGetProcAddress is a function of the library."""
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    library = Path(exports["CUDA_PATH"]) / "lib64" / "cassc-run" / "libcuda.so.1"
+    exported = set(subprocess.run(["nm", "-D", "--defined-only", "--format=just-symbols", str(library)],
+                                  capture_output=True, text=True, check=True).stdout.split())
     assert set(driver_symbols(read_api())) <= exported
+    assert {"cuGetProcAddress_v2", "cuGetExportTable", "cuLibraryLoadData", "cuLaunchKernelEx"} <= exported
 
 
 
