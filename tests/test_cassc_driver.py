@@ -185,3 +185,125 @@ def test_each_symbol_is_cassc_s_own_a_hip_twin_or_cudas_not_supported() -> None:
                              ("cuMemcpyHtoD_v2", "hipMemcpyHtoD"), ("cuMemcpyHtoD_v2_ptds", "hipMemcpyHtoD"),
                              ("cuStreamQuery", "hipStreamQuery"), ("cuStreamQuery_ptsz", "hipStreamQuery_spt")]
     assert stubs == [("cuMemAlloc", 801)]  # the 32-bit ABI of CUDA 2.0 has no twin
+
+
+# NVIDIA's driver as far as cassc's driver in front of it reaches it here (no GPU): one device with a primary
+# context, its identity, and the reset.
+STAND_IN_DRIVER = r"""
+extern "C" {
+char primary;
+static void *current = &primary;
+int reset_calls = 0;
+int cuDriverGetVersion(int *version) { *version = 13000; return 0; }
+int cuDeviceGetCount(int *count) { *count = 1; return 0; }
+int cuDeviceGetUuid_v2(unsigned char *uuid, int) { for (int i = 0; i < 16; ++i) uuid[i] = 16 * i + 1; return 0; }
+int cuDeviceGetAttribute(int *value, int attribute, int) { *value = attribute + 1000; return 0; }
+int cuDevicePrimaryCtxRetain(void **context, int) { *context = &primary; return 0; }
+int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+int cuDevicePrimaryCtxReset_v2(int) { ++reset_calls; return 0; }
+int cuCtxGetCurrent(void **context) { *context = current; return 0; }
+}
+"""
+
+# What NVIDIA's runtime does with the driver, and what it checks.
+HANDSHAKE = r"""
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include "integrity_hash.h"
+typedef int (*GetProc)(const char *, void **, int, unsigned long long, int *);
+typedef int (*GetTable)(const void **, const unsigned char *);
+static const unsigned char runtime_id[16] = {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a,
+                                             0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9};
+static const unsigned char storage_id[16] = {0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11,
+                                             0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93};
+static const unsigned char integrity_id[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
+                                               0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
+static const unsigned char unknown_id[16] = {0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e,
+                                             0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9};
+static void *destroyed[3];
+static void destructor(void *context, void *key, void *value) {
+  destroyed[0] = context, destroyed[1] = key, destroyed[2] = value;
+}
+static const char *symbol_of(void *function) {
+  Dl_info info;
+  return function && dladdr(function, &info) && info.dli_sname ? info.dli_sname : "-";
+}
+int main(int, char **argv) {
+  void *driver = dlopen("libcuda.so.1", RTLD_NOW);
+  void *nvidia = dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD);
+  GetProc get_proc = (GetProc)dlsym(driver, "cuGetProcAddress_v2");
+  const struct { const char *name; int version; unsigned long long flags; } asked[] = {
+      {"cuMemAlloc", 3020, 0}, {"cuMemAlloc", 13000, 0}, {"cuMemAlloc", 2000, 0}, {"cuMemAlloc", 1000, 0},
+      {"cuMemcpy", 7000, 2}, {"cuMemcpy", 7000, 1}, {"cuMemcpy", 6050, 2}, {"cuNoSuchFunction", 13000, 0},
+      {"cuGetProcAddress", 12000, 0}, {"cuGetProcAddress", 11030, 0}};
+  for (const auto &question : asked) {
+    void *function = nullptr;
+    int status = -1;
+    int result = get_proc(question.name, &function, question.version, question.flags, &status);
+    std::printf("%s %d %llu: %d %d %s\n", question.name, question.version, question.flags, result, status,
+                symbol_of(function));
+  }
+  GetTable get_table;
+  get_proc("cuGetExportTable", (void **)&get_table, 3000, 0, nullptr);
+  const void **runtime, **storage, **integrity, **unknown;
+  get_table((const void **)&runtime, runtime_id);
+  get_table((const void **)&storage, storage_id);
+  get_table((const void **)&integrity, integrity_id);
+  std::printf("unknown table: %d\n", get_table((const void **)&unknown, unknown_id));
+  void *context = nullptr;
+  ((int (*)(void **, int))runtime[2])(&context, 0);
+  std::printf("runtime table: %zu bytes, primary context %d\n", (size_t)runtime[0],
+              context == dlsym(nvidia, "primary"));
+  int key = 0, value = 0;
+  void *got = nullptr;
+  ((int (*)(void *, void *, void *, void *))storage[0])(nullptr, &key, &value, (void *)destructor);
+  int found = ((int (*)(void **, void *, void *))storage[2])(&got, context, &key);
+  std::printf("stored: %d %d\n", found, got == &value);
+  ((int (*)(int))dlsym(driver, "cuDevicePrimaryCtxReset_v2"))(0);
+  std::printf("reset: destructor %d, nvidia's reset %d, then %d\n",
+              destroyed[0] == context && destroyed[1] == &key && destroyed[2] == &value,
+              *(int *)dlsym(nvidia, "reset_calls"), ((int (*)(void **, void *, void *))storage[2])(&got, 0, &key));
+  unsigned long long hash[2];
+  const unsigned long long seconds = time(nullptr);
+  ((int (*)(unsigned, unsigned long long, unsigned long long *))integrity[1])(13002, seconds, hash);
+  cassc::IntegrityDevice device;
+  for (int i = 0; i < 16; ++i) device.uuid[i] = 16 * i + 1;
+  device.pci_domain = 1050, device.pci_bus = 1033, device.pci_device = 1034;
+  cassc::IntegrityIdentity identity{13000, 13002, (uint32_t)getpid(), (uint32_t)pthread_self(), runtime, integrity,
+                                    integrity[1], seconds};
+  uint64_t expected[2];
+  cassc::integrity_hash(identity, &device, 1, expected);
+  std::printf("integrity: %d\n", hash[0] == expected[0] && hash[1] == expected[1]);
+}
+"""
+
+
+def test_cuGetProcAddress_and_the_export_tables_answer_as_cuda_does(tmp_path: Path) -> None:
+    """cassc's driver in front of a stand-in for NVIDIA's: cuGetProcAddress's choice by version and flags and its
+    statuses; the runtime interface's size and primary context; context-local storage with its destructor called
+    when the primary context is reset; the integrity hash of what the driver API reports; an unknown table
+    refused."""
+    from cassc.binary.nvidia_check import build_driver_over_nvidia
+
+    write(tmp_path / "nvidia.cpp", STAND_IN_DRIVER)
+    subprocess.run(["g++", "-shared", "-fPIC", "nvidia.cpp", "-o", "nvidia_libcuda.so"], cwd=tmp_path, check=True)
+    write(tmp_path / "handshake.cpp", HANDSHAKE)
+    subprocess.run(["g++", "-std=c++17", f"-I{DRIVER_SOURCES}", "handshake.cpp", "-o", "handshake", "-ldl",
+                    "-lpthread"], cwd=tmp_path, check=True)
+    build_driver_over_nvidia(tmp_path / "driver", tmp_path)
+    done = subprocess.run(["./handshake", str(tmp_path / "nvidia_libcuda.so")], cwd=tmp_path, capture_output=True,
+                          text=True, check=True,
+                          env={"LD_LIBRARY_PATH": str(tmp_path / "driver"),
+                               "CASSC_REAL_LIBCUDA": str(tmp_path / "nvidia_libcuda.so")})
+    assert done.stdout.splitlines() == [
+        "cuMemAlloc 3020 0: 0 0 cuMemAlloc_v2", "cuMemAlloc 13000 0: 0 0 cuMemAlloc_v2",
+        "cuMemAlloc 2000 0: 0 0 cuMemAlloc", "cuMemAlloc 1000 0: 500 2 -",  # CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+        "cuMemcpy 7000 2: 0 0 cuMemcpy_ptds", "cuMemcpy 7000 1: 0 0 cuMemcpy", "cuMemcpy 6050 2: 500 2 -",
+        "cuNoSuchFunction 13000 0: 500 1 -",  # CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
+        "cuGetProcAddress 12000 0: 0 0 cuGetProcAddress_v2", "cuGetProcAddress 11030 0: 0 0 cuGetProcAddress",
+        "unknown table: 1", "runtime table: 104 bytes, primary context 1", "stored: 0 1",
+        "reset: destructor 1, nvidia's reset 1, then 400", "integrity: 1"]

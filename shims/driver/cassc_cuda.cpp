@@ -95,19 +95,21 @@ void log_line(const char *format, ...) {
   std::fclose(file);
 }
 
-// cuGetProcAddress's choice: among `name`'s ABIs introduced at or before `version`, the newest; its per-thread
-// variant where the flags ask for one and it has one by then. Sets *status as cuGetProcAddress_v2 reports it.
+// cuGetProcAddress's choice: among `name`'s ABIs introduced at or before `version`, the newest; where the flags
+// ask for the per-thread default stream and `name` has per-thread variants, among those only (as NVIDIA's
+// driver answers). Sets *status as cuGetProcAddress_v2 reports it.
 void *choose(const char *name, int version, unsigned long long flags, int *status) {
   const cassc_proc_entry *plain = nullptr, *per_thread = nullptr;
-  bool known = false;
+  bool known = false, has_per_thread = false;
   for (const cassc_proc_entry &entry : proc_entries) {
     if (!entry.function || std::strcmp(entry.name, name) != 0) continue;
     known = true;
+    has_per_thread = has_per_thread || entry.stream != 0;
     if (entry.version > version) continue;
     if (entry.stream == 0 && (!plain || entry.version >= plain->version)) plain = &entry;
     if (entry.stream != 0 && (!per_thread || entry.version >= per_thread->version)) per_thread = &entry;
   }
-  const cassc_proc_entry *chosen = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && per_thread
+  const cassc_proc_entry *chosen = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && has_per_thread
                                        ? per_thread : plain;
   *status = chosen ? CU_GET_PROC_ADDRESS_SUCCESS
                    : known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -205,6 +207,25 @@ CUresult storage_get(void **value, CUcontext context, void *key) {
   return CUDA_SUCCESS;
 }
 
+// A context's values go when it is reset (cuDevicePrimaryCtxReset): each destructor is called, outside the lock
+// (it may call back into the store).
+void reset_storage(CUcontext context) {
+  std::vector<std::pair<void *, Stored>> reset;
+  {
+    std::lock_guard<std::mutex> guard(storage_lock);
+    for (auto entry = storage().begin(); entry != storage().end();) {
+      if (entry->first.first != context) {
+        ++entry;
+        continue;
+      }
+      reset.emplace_back(entry->first.second, entry->second);
+      entry = storage().erase(entry);
+    }
+  }
+  for (auto &[key, stored] : reset)
+    if (stored.destructor) stored.destructor(context, key, stored.value);
+}
+
 // CONTEXT_CHECKS: flags of a context that are never set here.
 CUresult context_check(CUcontext, uint32_t *flags, const void **) {
   if (flags) *flags = 0;
@@ -213,6 +234,7 @@ CUresult context_check(CUcontext, uint32_t *flags, const void **) {
 uint32_t context_check_three() { return 0; }
 
 CUresult integrity_check(uint32_t runtime_version, uint64_t unix_seconds, uint64_t result[2]);
+CUresult reset_primary_context(CUdevice device);  // the driver's own reset, HIP's or NVIDIA's
 
 Entry runtime_interface[13] = {size_of(13), entry(load_wrapper), entry(primary_context), nullptr, nullptr, nullptr,
                                entry(load_wrapper_ext), entry(runtime_notice), entry(load_container_ext), nullptr,
@@ -327,6 +349,10 @@ F nvidia(const char *name) {
   return reinterpret_cast<F>(found[name]);
 }
 const void *substitute(const void *image) { return cassc::substitute(image, log_line); }
+CUresult reset_primary_context(CUdevice device) {
+  auto *next = nvidia<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxReset_v2");
+  return next ? next(device) : CUDA_ERROR_NOT_INITIALIZED;
+}
 }  // namespace
 
 extern "C" {
@@ -373,6 +399,14 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **function, int version, u
 CUresult cuGetProcAddress(const char *symbol, void **function, int version, unsigned long long flags) {
   return cuGetProcAddress_v2(symbol, function, version, flags, nullptr);
 }
+
+// Resetting a device's primary context resets its context-local storage first.
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice device) {
+  CUcontext context = nullptr;
+  if (primary_context(&context, device) == CUDA_SUCCESS) reset_storage(context);
+  return reset_primary_context(device);
+}
+CUresult cuDevicePrimaryCtxReset(CUdevice device) { return cuDevicePrimaryCtxReset_v2(device); }
 
 CUresult cuGetExportTable(const void **table, const unsigned char *id) {
   if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
@@ -535,6 +569,8 @@ int hip_attribute(int cuda) {
     if (twin.cuda == cuda) return twin.hip;
   return -1;
 }
+
+CUresult reset_primary_context(CUdevice device) { return from_hip(hipDevicePrimaryCtxReset(device)); }
 
 }  // namespace
 
