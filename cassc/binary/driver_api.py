@@ -4,12 +4,11 @@ nvcc's default static cudart (and the shared libcudart) dlopens libcuda.so.1 and
 function with `cuGetProcAddress(_v2)(name, cuda_version, flags)`: the answer is the entry point of the
 newest ABI of `name` introduced at or before `cuda_version`, among its per-thread-default-stream variants
 when `flags` asks for those (CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) and it has any. CUDA documents
-those ABIs in
-`cudaTypedefs.h` (and its interop headers): a `PFN_<name>_v<version>[_ptds|_ptsz]` typedef per ABI. NVIDIA's driver exports the
-k-th ABI of a name (by version) as `<name>` for the first and `<name>_v<k>` after it, a per-thread one
-as its ABI's symbol plus `_ptds`/`_ptsz` (tests/test_cassc_driver.py checks every symbol against the
-declarations of CUDA's headers). `driver-api.tsv` is that table, generated from CUDA 13's header (an AMD
-machine has no CUDA headers), with the numeric values of the device attributes the driver translates.
+those ABIs in `cudaTypedefs.h` and its interop headers: a `PFN_<name>_v<version>[_ptds|_ptsz]` typedef per
+ABI. NVIDIA's driver exports the k-th ABI of a name (by version) as `<name>` for the first and `<name>_v<k>`
+after it, a per-thread one as its ABI's symbol plus `_ptds`/`_ptsz` (tests/test_cassc_driver.py checks every
+symbol against the declarations of CUDA's headers). `driver-api.tsv` is that table, generated from CUDA 13's
+headers (an AMD machine has none), with the numeric values of the device attributes the driver translates.
 """
 
 from __future__ import annotations
