@@ -100,8 +100,10 @@ def _link_target(link: Path) -> str | None:
 
 
 def _toolkit_key(toolchain: Toolchain) -> str:
+    from cassc.binary import driver_api  # generates the sources of cassc-run/libcuda.so.1
+
     sources = (sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + sorted(COMPAT_INCLUDE_DIR.rglob("*"))
-               + [Path(__file__)])
+               + [Path(__file__), Path(driver_api.__file__)])
     parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(locations.PACKAGE_DIR),
                                 str(CudaVersion.current()), toolchain.identity(), str(toolchain.hip_lib_dir)]
     for path in sources:
