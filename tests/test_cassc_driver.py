@@ -307,3 +307,36 @@ def test_cuGetProcAddress_and_the_export_tables_answer_as_cuda_does(tmp_path: Pa
         "cuGetProcAddress 12000 0: 0 0 cuGetProcAddress_v2", "cuGetProcAddress 11030 0: 0 0 cuGetProcAddress",
         "unknown table: 1", "runtime table: 104 bytes, primary context 1", "stored: 0 1",
         "reset: destructor 1, nvidia's reset 1, then 400", "integrity: 1"]
+
+
+COPY_FIELDS = ["srcXInBytes", "srcY", "srcMemoryType", "srcHost", "srcDevice", "srcArray", "srcPitch", "dstXInBytes",
+               "dstY", "dstMemoryType", "dstHost", "dstDevice", "dstArray", "dstPitch", "WidthInBytes", "Height"]
+LAYOUTS = {"CUDA_MEMCPY2D": ("CudaCopy2D", COPY_FIELDS),
+           "CUDA_MEMCPY3D": ("CudaCopy3D", COPY_FIELDS + ["srcZ", "srcLOD", "srcHeight", "dstZ", "dstLOD", "dstHeight",
+                                                          "Depth"])}
+
+
+@needs_nvcc
+def test_the_copies_cuda_describes_have_cudas_layout(tmp_path: Path) -> None:
+    """The structs cassc's driver reads where NVIDIA's runtime passes CUDA's: offsets and sizes as in cuda.h."""
+    from cassc.toolchain import find_toolchain
+
+    prints = [f'std::printf("{c} {f} %zu\\n", offsetof({c}, {f}));' for c, (_, fields) in LAYOUTS.items()
+              for f in fields] + [f'std::printf("{c} sizeof %zu\\n", sizeof({c}));' for c in LAYOUTS]
+    write(tmp_path / "cuda.cpp", f"#include <cstdio>\n#include <cstddef>\n#include <cuda.h>\nint main() {{ "
+                                 f"{''.join(prints)} }}\n")
+    subprocess.run(["g++", "cuda.cpp", f"-I{CUDA_INCLUDE}", "-o", "cuda"], cwd=tmp_path, check=True)
+    checks = []
+    for line in subprocess.run(["./cuda"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split("\n"):
+        if line:
+            cuda, field, value = line.split()
+            ours = LAYOUTS[cuda][0]
+            checks.append(f"static_assert(sizeof({ours}) == {value});" if field == "sizeof" else
+                          f"static_assert(offsetof({ours}, {field}) == {value});")
+    write(tmp_path / "ours.cpp", f'#include <cstddef>\n#include "{DRIVER_SOURCES / "cassc_cuda.cpp"}"\n'
+                                 "namespace {\n" + "\n".join(checks) + "\n}\n")
+    toolchain = find_toolchain()
+    subprocess.run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-fsyntax-only", "-D__HIP_PLATFORM_AMD__",
+                    f"-I{toolchain.hip_include_dir.parent}", "-Wno-invalid-offsetof", "ours.cpp"], cwd=tmp_path,
+                   check=True)
+    assert len(checks) == len(COPY_FIELDS) * 2 + 7 + 2

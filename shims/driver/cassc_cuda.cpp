@@ -572,6 +572,75 @@ int hip_attribute(int cuda) {
 
 CUresult reset_primary_context(CUdevice device) { return from_hip(hipDevicePrimaryCtxReset(device)); }
 
+// CUDA's CUDA_MEMCPY2D and CUDA_MEMCPY3D (cuda.h; tests/test_cassc_driver.py checks the offsets): HIP's structs
+// number the memory types otherwise (and HIP 5.2's 3D one has 32-bit fields), so they are copied field by field.
+struct CudaCopy2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch, dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch, WidthInBytes, Height;
+};
+struct CudaCopy3D {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray, *reserved0;
+  size_t srcPitch, srcHeight, dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray, *reserved1;
+  size_t dstPitch, dstHeight, WidthInBytes, Height, Depth;
+};
+
+// CUmemorytype: 1 host, 2 device, 3 array, 4 unified.
+hipMemoryType hip_memory_type(int cuda) {
+  switch (cuda) {
+    case 1: return hipMemoryTypeHost;
+    case 2: return hipMemoryTypeDevice;
+    case 3: return hipMemoryTypeArray;
+    default: return hipMemoryTypeUnified;
+  }
+}
+
+hip_Memcpy2D hip_copy(const CudaCopy2D &cuda) {
+  hip_Memcpy2D hip{};
+  hip.srcXInBytes = cuda.srcXInBytes, hip.srcY = cuda.srcY, hip.srcMemoryType = hip_memory_type(cuda.srcMemoryType);
+  hip.srcHost = cuda.srcHost, hip.srcDevice = reinterpret_cast<hipDeviceptr_t>(cuda.srcDevice);
+  hip.srcArray = static_cast<hipArray_t>(cuda.srcArray), hip.srcPitch = cuda.srcPitch;
+  hip.dstXInBytes = cuda.dstXInBytes, hip.dstY = cuda.dstY, hip.dstMemoryType = hip_memory_type(cuda.dstMemoryType);
+  hip.dstHost = cuda.dstHost, hip.dstDevice = reinterpret_cast<hipDeviceptr_t>(cuda.dstDevice);
+  hip.dstArray = static_cast<hipArray_t>(cuda.dstArray), hip.dstPitch = cuda.dstPitch;
+  hip.WidthInBytes = cuda.WidthInBytes, hip.Height = cuda.Height;
+  return hip;
+}
+
+HIP_MEMCPY3D hip_copy(const CudaCopy3D &cuda) {
+  HIP_MEMCPY3D hip{};
+  using Field = decltype(hip.srcXInBytes);  // 32 bits in HIP 5.2
+  hip.srcXInBytes = static_cast<Field>(cuda.srcXInBytes), hip.srcY = static_cast<Field>(cuda.srcY);
+  hip.srcZ = static_cast<Field>(cuda.srcZ), hip.srcLOD = static_cast<Field>(cuda.srcLOD);
+  hip.srcMemoryType = hip_memory_type(cuda.srcMemoryType), hip.srcHost = cuda.srcHost;
+  hip.srcDevice = reinterpret_cast<hipDeviceptr_t>(cuda.srcDevice), hip.srcArray = static_cast<hipArray_t>(cuda.srcArray);
+  hip.srcPitch = static_cast<Field>(cuda.srcPitch), hip.srcHeight = static_cast<Field>(cuda.srcHeight);
+  hip.dstXInBytes = static_cast<Field>(cuda.dstXInBytes), hip.dstY = static_cast<Field>(cuda.dstY);
+  hip.dstZ = static_cast<Field>(cuda.dstZ), hip.dstLOD = static_cast<Field>(cuda.dstLOD);
+  hip.dstMemoryType = hip_memory_type(cuda.dstMemoryType), hip.dstHost = cuda.dstHost;
+  hip.dstDevice = reinterpret_cast<hipDeviceptr_t>(cuda.dstDevice), hip.dstArray = static_cast<hipArray_t>(cuda.dstArray);
+  hip.dstPitch = static_cast<Field>(cuda.dstPitch), hip.dstHeight = static_cast<Field>(cuda.dstHeight);
+  hip.WidthInBytes = static_cast<Field>(cuda.WidthInBytes), hip.Height = static_cast<Field>(cuda.Height);
+  hip.Depth = static_cast<Field>(cuda.Depth);
+  return hip;
+}
+
 }  // namespace
 
 extern "C" {
@@ -828,6 +897,42 @@ CUresult cuCtxSynchronize_v2(CUcontext context) {
 // CUDA 12.8's form has the same parameters.
 CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
   return from_hip(hipEventElapsedTime(milliseconds, static_cast<hipEvent_t>(start), static_cast<hipEvent_t>(end)));
+}
+
+// Copies described by CUDA's structs (hip_copy); the per-thread forms are the calling thread's stream's.
+CUresult cuMemcpy2D_v2(const CudaCopy2D *copy) {
+  if (!copy) return CUDA_ERROR_INVALID_VALUE;
+  hip_Memcpy2D hip = hip_copy(*copy);
+  return from_hip(hipMemcpyParam2D(&hip));
+}
+CUresult cuMemcpy2D_v2_ptds(const CudaCopy2D *copy) { return cuMemcpy2D_v2(copy); }
+CUresult cuMemcpy2DUnaligned_v2(const CudaCopy2D *copy) {
+  if (!copy) return CUDA_ERROR_INVALID_VALUE;
+  hip_Memcpy2D hip = hip_copy(*copy);
+  return from_hip(hipDrvMemcpy2DUnaligned(&hip));
+}
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CudaCopy2D *copy) { return cuMemcpy2DUnaligned_v2(copy); }
+CUresult cuMemcpy2DAsync_v2(const CudaCopy2D *copy, void *stream) {
+  if (!copy) return CUDA_ERROR_INVALID_VALUE;
+  hip_Memcpy2D hip = hip_copy(*copy);
+  return from_hip(hipMemcpyParam2DAsync(&hip, hip_stream(stream)));
+}
+CUresult cuMemcpy2DAsync_v2_ptsz(const CudaCopy2D *copy, void *stream) {
+  return cuMemcpy2DAsync_v2(copy, per_thread(stream));
+}
+CUresult cuMemcpy3D_v2(const CudaCopy3D *copy) {
+  if (!copy) return CUDA_ERROR_INVALID_VALUE;
+  HIP_MEMCPY3D hip = hip_copy(*copy);
+  return from_hip(hipDrvMemcpy3D(&hip));
+}
+CUresult cuMemcpy3D_v2_ptds(const CudaCopy3D *copy) { return cuMemcpy3D_v2(copy); }
+CUresult cuMemcpy3DAsync_v2(const CudaCopy3D *copy, void *stream) {
+  if (!copy) return CUDA_ERROR_INVALID_VALUE;
+  HIP_MEMCPY3D hip = hip_copy(*copy);
+  return from_hip(hipDrvMemcpy3DAsync(&hip, hip_stream(stream)));
+}
+CUresult cuMemcpy3DAsync_v2_ptsz(const CudaCopy3D *copy, void *stream) {
+  return cuMemcpy3DAsync_v2(copy, per_thread(stream));
 }
 }  // extern "C"
 #endif
