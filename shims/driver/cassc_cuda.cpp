@@ -934,5 +934,24 @@ CUresult cuMemcpy3DAsync_v2(const CudaCopy3D *copy, void *stream) {
 CUresult cuMemcpy3DAsync_v2_ptsz(const CudaCopy3D *copy, void *stream) {
   return cuMemcpy3DAsync_v2(copy, per_thread(stream));
 }
+
+// A host function enqueued on a stream: HIP 5.2 has only stream callbacks, which run in stream order too.
+CUresult cuLaunchHostFunc(void *stream, void (*function)(void *), void *data) {
+  if (!function) return CUDA_ERROR_INVALID_VALUE;
+  auto *call = new std::pair<void (*)(void *), void *>(function, data);
+  hipError_t status = hipStreamAddCallback(
+      hip_stream(stream),
+      [](hipStream_t, hipError_t, void *pending) {
+        auto *held = static_cast<std::pair<void (*)(void *), void *> *>(pending);
+        held->first(held->second);
+        delete held;
+      },
+      call, 0);
+  if (status != hipSuccess) delete call;
+  return from_hip(status);
+}
+CUresult cuLaunchHostFunc_ptsz(void *stream, void (*function)(void *), void *data) {
+  return cuLaunchHostFunc(per_thread(stream), function, data);
+}
 }  // extern "C"
 #endif
