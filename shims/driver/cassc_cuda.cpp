@@ -611,6 +611,15 @@ hipMemoryType hip_memory_type(int cuda) {
   }
 }
 
+int cuda_memory_type(int hip) {
+  switch (hip) {
+    case hipMemoryTypeHost: return 1;
+    case hipMemoryTypeDevice: return 2;
+    case hipMemoryTypeArray: return 3;
+    default: return 4;
+  }
+}
+
 hip_Memcpy2D hip_copy(const CudaCopy2D &cuda) {
   hip_Memcpy2D hip{};
   hip.srcXInBytes = cuda.srcXInBytes, hip.srcY = cuda.srcY, hip.srcMemoryType = hip_memory_type(cuda.srcMemoryType);
@@ -952,6 +961,26 @@ CUresult cuLaunchHostFunc(void *stream, void (*function)(void *), void *data) {
 }
 CUresult cuLaunchHostFunc_ptsz(void *stream, void (*function)(void *), void *data) {
   return cuLaunchHostFunc(per_thread(stream), function, data);
+}
+
+// CUpointer_attribute and hipPointer_attribute number the attributes alike; the memory type is CUmemorytype.
+constexpr int CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pointer) {
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  hipError_t status = hipPointerGetAttribute(data, static_cast<hipPointer_attribute>(attribute),
+                                             reinterpret_cast<hipDeviceptr_t>(pointer));
+  if (status == hipSuccess && attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    *static_cast<int *>(data) = cuda_memory_type(*static_cast<int *>(data));
+  return from_hip(status);
+}
+CUresult cuPointerGetAttributes(unsigned count, int *attributes, void **data, CUdeviceptr pointer) {
+  if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
+  hipError_t status = hipDrvPointerGetAttributes(count, reinterpret_cast<hipPointer_attribute *>(attributes), data,
+                                                 reinterpret_cast<hipDeviceptr_t>(pointer));
+  for (unsigned i = 0; status == hipSuccess && i < count; ++i)
+    if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE && data[i])
+      *static_cast<int *>(data[i]) = cuda_memory_type(*static_cast<int *>(data[i]));
+  return from_hip(status);
 }
 }  // extern "C"
 #endif
