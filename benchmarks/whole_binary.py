@@ -13,16 +13,19 @@ For each program of HeCBench (its Makefile, `make CC=nvcc ARCH=sm_90`) and of th
   lower      the same IR to NVPTX (`cassc.binary.nvidia_check.nvptx_containers`), one replacement container per
              fatbin, named by the SHA-256 of the original container;
 
-and packs the binaries untouched with cassc's check libcuda.so.1 (`shims/nvidia-check`). `device.py`
-(written beside it) runs each binary twice on the GPU: as built, and with the check driver first on
-LD_LIBRARY_PATH over NVIDIA's driver (CASSC_REAL_LIBCUDA), which hands the driver the replacement for every
-container the program's runtime loads; its log counts the containers replaced and lists the private export
-tables and driver entry points the runtime asked for. `report` compares the two outputs (hecbench_verify.py's
-rule) and writes a section of benchmarks/results/binary-path.md.
+and packs the binaries untouched with cassc's check libcuda.so.1 (`shims/nvidia-check`), cassc's own
+libcuda.so.1 built in front of NVIDIA's driver (`shims/driver`, `--ways ...cassc`) and the integrity probe
+(`integrity_probe.cpp`); with `--runtime12`, a host program linked with CUDA 12's static runtime as well.
+`device.py` (written beside it) runs each binary on the GPU as built and through each driver first on
+LD_LIBRARY_PATH over NVIDIA's (CASSC_REAL_LIBCUDA): the check driver hands NVIDIA's driver the replacement for
+every container the program's runtime loads, and its log counts the containers replaced and lists the private
+export tables and driver entry points the runtime asked for; cassc's driver does the same replacement while
+answering the runtime's cuGetProcAddress and export tables itself. `report` compares the outputs
+(hecbench_verify.py's rule) and writes sections of benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/whole_binary.py prepare --work /tmp/wb --hecbench /work/corpora/hecbench \
         --book /work/corpora/book --pack /work/main/.dev-whole/wb
-    (on the GPU)  python3 .dev-whole/wb/device.py .dev-whole/wb $OUT
+    (on the GPU)  python3 .dev-whole/wb/device.py .dev-whole/wb $OUT [--ways original,cassc]
     .venv/bin/python benchmarks/whole_binary.py report --work /tmp/wb --device-results results.json --device "..."
 """
 
@@ -63,7 +66,11 @@ parser.add_argument("out")
 parser.add_argument("--timeout", type=float, default=60)
 parser.add_argument("--jobs", type=int, default=4)
 parser.add_argument("--deadline", type=float, default=400)
+parser.add_argument("--ways", default="original,checked,cassc",
+                    help="original: as built; checked: through the check driver; cassc: through cassc's libcuda "
+                         "in front of NVIDIA's driver (its own cuGetProcAddress and export tables)")
 args = parser.parse_args()
+ways = args.ways.split(",")
 pack, out = os.path.abspath(args.pack), os.path.abspath(args.out)
 os.makedirs(os.path.join(out, "logs"), exist_ok=True)
 listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
@@ -71,17 +78,25 @@ real = next((line.split("=>")[1].strip() for line in listing.splitlines()
              if line.strip().startswith("libcuda.so.1 ") and "x86-64" in line), "")
 print("NVIDIA's driver:", real, flush=True)
 start = time.monotonic()
-def run(job, checked, trace=False):
+results = {}
+if os.path.exists(os.path.join(pack, "probe")):
+    done = subprocess.run([os.path.join(pack, "probe"), real], capture_output=True, text=True, timeout=60)
+    results["probe"] = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr[-4000:]}
+    print(done.stdout, flush=True)
+def run(job, way, trace=False):
     left = args.deadline - (time.monotonic() - start)
     if left < 1:
         return {"rc": "not run", "stdout": "", "stderr": "deadline"}
     directory = os.path.join(pack, job["dir"])
     paths = [os.path.join(pack, "cudart"), directory]
     env = dict(os.environ)
-    log = os.path.join(out, "logs", job["id"].replace("/", "_") + (".trace" if trace else ".log"))
-    if checked:
+    log = os.path.join(out, "logs", job["id"].replace("/", "_") + f".{way}" + (".trace" if trace else ".log"))
+    if way == "checked":
         paths.insert(0, os.path.join(pack, "driver"))
         env.update(CASSC_REAL_LIBCUDA=real, CASSC_NVPTX_DIR=os.path.join(pack, "nvptx"), CASSC_CHECK_LOG=log)
+    if way == "cassc":
+        paths.insert(0, os.path.join(pack, "driver-cassc"))
+        env.update(CASSC_REAL_LIBCUDA=real, CASSC_NVPTX_DIR=os.path.join(pack, "nvptx"), CASSC_DRIVER_LOG=log)
     if trace:
         env["CASSC_CHECK_TRACE"] = "1"
     env["LD_LIBRARY_PATH"] = ":".join(paths + [env.get("LD_LIBRARY_PATH", "")])
@@ -91,25 +106,26 @@ def run(job, checked, trace=False):
         result = {"rc": done.returncode, "stdout": done.stdout[-20000:], "stderr": done.stderr[-4000:]}
     except subprocess.TimeoutExpired:
         result = {"rc": "timeout", "stdout": "", "stderr": ""}
-    if checked:
+    if way != "original":
         result["log"] = open(log).read().splitlines() if os.path.exists(log) else []
     return result
 jobs = json.load(open(os.path.join(pack, "jobs.json")))
-results = {}
 with cf.ThreadPoolExecutor(args.jobs) as pool:
-    futures = {pool.submit(run, j, c): (j["id"], c) for j in jobs for c in (False, True)}
+    futures = {pool.submit(run, j, w): (j["id"], w) for j in jobs for w in ways}
     for future in cf.as_completed(futures):
-        job, checked = futures[future]
-        results.setdefault(job, {})["checked" if checked else "original"] = future.result()
+        job, way = futures[future]
+        results.setdefault(job, {})[way] = future.result()
         json.dump(results, open(os.path.join(out, "results.json"), "w"))
 # One traced run (export table entries called) of the first program of each form.
-for variant in ("static", "shared", "library"):
+for variant in ("static", "shared", "library") if "checked" in ways else ():
     job = next((j for j in jobs if j["id"].endswith("/" + variant)), None)
     if job:
-        results[job["id"]]["traced"] = run(job, True, trace=True)
+        results[job["id"]]["traced"] = run(job, "checked", trace=True)
         json.dump(results, open(os.path.join(out, "results.json"), "w"))
-print(sum(r.get("original", {}).get("stdout") == r.get("checked", {}).get("stdout") for r in results.values()),
-      "of", len(results), f"identical outputs, {time.monotonic() - start:.0f} s")
+for way in ways[1:]:
+    print(way, sum(results[j["id"]].get("original", {}).get("stdout") == results[j["id"]].get(way, {}).get("stdout")
+                   for j in jobs), "of", len(jobs), "identical outputs")
+print(f"{time.monotonic() - start:.0f} s")
 '''
 
 
@@ -182,13 +198,48 @@ def translate_and_lower(binaries: list[Path], pack: Path, work: Path) -> dict[st
     return record
 
 
+# A host program of the CUDA runtime API alone, linked with another CUDA release's static runtime (--runtime12): its
+# handshake with the driver (the names it asks for, the export tables, the integrity check) is that release's.
+RUNTIME_HOST = r"""
+#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+  int runtime = 0, count = -1;
+  cudaRuntimeGetVersion(&runtime);
+  cudaError_t e = cudaGetDeviceCount(&count);
+  printf("runtime %d devices %d: %s\n", runtime, count, cudaGetErrorString(e));
+  if (e) return 1;
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  printf("compute capability %d.%d\n", prop.major, prop.minor);
+  int h[256], back[256];
+  for (int i = 0; i < 256; ++i) h[i] = i * 3;
+  int *d = nullptr;
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  e = cudaMalloc(&d, sizeof h);
+  if (!e) e = cudaMemcpyAsync(d, h, sizeof h, cudaMemcpyHostToDevice, stream);
+  if (!e) e = cudaMemsetAsync(d, 0, 16, stream);
+  if (!e) e = cudaMemcpyAsync(back, d, sizeof back, cudaMemcpyDeviceToHost, stream);
+  if (!e) e = cudaStreamSynchronize(stream);
+  long sum = 0;
+  for (int i = 0; i < 256; ++i) sum += back[i];
+  printf("sum %ld: %s\n", sum, cudaGetErrorString(e));
+  return e != cudaSuccess;
+}
+"""
+
+
 def prepare(args: argparse.Namespace) -> None:
-    from cassc.binary.nvidia_check import build_check_driver
+    from cassc.binary.nvidia_check import build_check_driver, build_driver_over_nvidia
 
     work, pack = args.work, args.pack
     shutil.rmtree(pack, ignore_errors=True)
     (work / "scratch").mkdir(parents=True, exist_ok=True)
     build_check_driver(pack / "driver", work / "scratch")
+    build_driver_over_nvidia(pack / "driver-cassc", work / "scratch")
+    run(["g++", "-std=c++17", "-O2", f"-I{REPO_ROOT / 'shims' / 'driver'}", str(REPO_ROOT / "benchmarks" /
+         "integrity_probe.cpp"), "-o", str(pack / "probe"), "-ldl", "-lpthread"], work)
     (pack / "cudart").mkdir(parents=True)
     shutil.copyfile(NVIDIA_CUDART.resolve(), pack / "cudart" / NVIDIA_CUDART.name)
     jobs, records = [], {}
@@ -231,6 +282,17 @@ def prepare(args: argparse.Namespace) -> None:
             records[job_id] = record
             print(job_id, {k: v for k, v in record.items() if k != "failures"}, flush=True)
             shutil.rmtree(scratch, ignore_errors=True)
+    if args.runtime12:
+        (work / "host.cpp").write_text(RUNTIME_HOST)
+        target = pack / "runtime12"
+        target.mkdir(parents=True, exist_ok=True)
+        done = run(["g++", "host.cpp", f"-I{args.runtime12 / 'include'}", f"-I{CUDA_BIN.parent / 'include'}",
+                    str(args.runtime12 / "lib" / "libcudart_static.a"), "-ldl", "-lpthread", "-lrt", "-o",
+                    str(target / "host.static")], work)
+        records["runtime12/host/static"] = {"corpus": "runtime12", "program": "host", "variant": "static",
+                                            "note": "" if done.returncode == 0 else "build failed", "fatbins": 0}
+        if done.returncode == 0:
+            jobs.append({"id": "runtime12/host/static", "dir": "runtime12", "binary": "host.static", "args": []})
     (pack / "jobs.json").write_text(json.dumps(jobs, indent=1))
     (pack / "device.py").write_text(DEVICE_SCRIPT)
     (work / "records.json").write_text(json.dumps(records, indent=1))
@@ -242,9 +304,75 @@ PROC = re.compile(r"^proc (\S+) ")
 ENTRY = re.compile(r"^entry ([0-9a-f]{32}) (\d+)$")
 
 
+SECTION_CASSC = "## Whole binaries through cassc's libcuda.so.1, in front of NVIDIA's driver"
+MISMATCH = re.compile(r"^mismatch (\S*) ")
+OUR_TABLE = re.compile(r"^export-table ([0-9a-f]{32}) (ours|unknown)$")
+
+
 def report(args: argparse.Namespace) -> None:
     records = json.loads((args.work / "records.json").read_text())
     runs = json.loads(args.device_results.read_text())
+    if any("cassc" in r for r in runs.values()):
+        write_section(RESULTS, SECTION_CASSC, cassc_section(records, runs, args.device))
+    if any("checked" in r for r in runs.values()):
+        check_driver_section(args, records, runs)
+
+
+def cassc_section(records: dict[str, dict], runs: dict[str, dict], device: str) -> str:
+    """Each binary as built and through cassc's own libcuda (shims/driver, built over NVIDIA's driver): its
+    cuGetProcAddress, export tables and integrity hash answer NVIDIA's runtime, its loaders hand the driver the
+    NVPTX replacement of every container; the probe's integrity hashes beside the driver's."""
+    rows = ["| program | binary | containers replaced | output through cassc's libcuda |", "|---|---|---|---|"]
+    compared = matched = 0
+    names: set[str] = set()
+    mismatches: set[str] = set()
+    tables: dict[str, str] = {}
+    for job_id, record in records.items():
+        program = f"{record['corpus']}: {record['program']}"
+        original, ours = runs.get(job_id, {}).get("original", {}), runs.get(job_id, {}).get("cassc", {})
+        log = ours.get("log", [])
+        replaced = {m.group(1) for line in log if (m := REPLACED.match(line))}
+        names |= {m.group(1) for line in log if (m := PROC.match(line))}
+        mismatches |= {m.group(1) for line in log if (m := MISMATCH.match(line))}
+        tables.update({m.group(1): m.group(2) for line in log if (m := OUR_TABLE.match(line))})
+        if record["note"]:
+            rows.append(f"| {program} | {record['variant']} | | {record['note']} |")
+            continue
+        if original.get("rc") not in range(256):
+            verdict = f"original did not finish ({original.get('rc', 'not run')}): not compared"
+        else:
+            compared += 1
+            same = ours.get("rc") == original["rc"] and same_output(original["stdout"], ours.get("stdout", ""))
+            matched += same
+            printed = same_output(original["stdout"], ours.get("stdout", ""))
+            verdict = "same output" + (f" (both exit {original['rc']})" if original["rc"] else "") if same else \
+                f"same output, exit status {ours.get('rc')} for {original['rc']}" if printed else \
+                f"DIFFERENT (exit {ours.get('rc')}: {(ours.get('stderr') or ours.get('stdout', '')).strip()[-120:]!r})"
+        rows.append(f"| {program} | {record['variant']} | {len(replaced)} | {verdict} |")
+    probe = runs.get("probe", {}).get("stdout", "")
+    equal = re.search(r"integrity hashes equal: (\d+) of (\d+)", probe)
+    return "\n".join([
+        SECTION_CASSC, "",
+        f"{date.today()}: packs made as above (`benchmarks/whole_binary.py prepare ... --runtime12 DIR`), "
+        f"`python3 P/device.py P OUT --ways original,cassc` on {device}, then `report`. cassc's libcuda.so.1 "
+        "(`shims/driver/cassc_cuda.cpp` built with CASSC_DRIVER_OVER_NVIDIA, `nvidia_check.build_driver_over_nvidia`) "
+        "answers NVIDIA's runtime itself: `cuGetProcAddress` from `driver-api.tsv` (CUDA's *Typedefs.h ABIs), "
+        "`cuGetExportTable` with cassc's own tables (the integrity check's HMAC-MD2 among them); every other entry "
+        "point forwards to NVIDIA's driver, and its loaders hand the driver each container's NVPTX replacement. "
+        "`runtime12`: a host program linked with CUDA 12.9's static runtime (the nvidia-cuda-runtime-cu12 wheel).", "",
+        f"**{matched} of {compared}** binaries whose original finished print the original's output through cassc's "
+        "libcuda.", "",
+        f"Integrity hash: cassc's `integrity_hash` equals NVIDIA's driver's answer for "
+        f"{equal.group(1) + ' of ' + equal.group(2) if equal else 'no'} runtime versions tried "
+        "(`benchmarks/integrity_probe.cpp`, the driver's own tables and devices as inputs).", "",
+        f"cuGetProcAddress: {len(names)} distinct names asked (CUDA 13.0's and 12.9's runtimes); answers that differ from NVIDIA's driver's own "
+        f"cuGetProcAddress (symbol or status): {len(mismatches)}" + (f" ({', '.join(sorted(mismatches)[:20])})"
+                                                                      if mismatches else "") + ".", "",
+        "Export tables asked for: " + ", ".join(f"`{g}` ({how})" for g, how in sorted(tables.items())) + ".", "",
+        *rows, "", "Probe output (NVIDIA's tables as its driver answers them):", "", "```", probe.strip(), "```", ""])
+
+
+def check_driver_section(args: argparse.Namespace, records: dict[str, dict], runs: dict[str, dict]) -> None:
     rows = ["| program | binary | fatbins with kernels: lowered / all | kernels: gfx1100 translated / all | "
             "containers the check driver replaced | output |", "|---|---|---|---|---|---|"]
     compared = matched = 0
@@ -253,6 +381,8 @@ def report(args: argparse.Namespace) -> None:
     called: dict[str, set[int]] = {}  # export table -> the entries a traced run called
     for job_id, record in records.items():
         program = f"{record['corpus']}: {record['program']}"
+        if record["corpus"] == "runtime12":  # cassc's libcuda's run alone
+            continue
         if record["note"] or not record["fatbins"]:
             rows.append(f"| {program} | {record['variant']} | | | | {record['note'] or 'no kernels'} |")
             continue
@@ -315,6 +445,9 @@ def main() -> None:
     prepare_parser.add_argument("--hecbench", type=Path, help="a HeCBench checkout")
     prepare_parser.add_argument("--programs", nargs="*", help="HeCBench programs (default: the sample above)")
     prepare_parser.add_argument("--book", type=Path, help="the CUDA by Example checkout")
+    prepare_parser.add_argument("--runtime12", type=Path,
+                                help="another release's CUDA runtime (nvidia/cuda_runtime of the "
+                                     "nvidia-cuda-runtime-cu12 wheel): a host program linked with its static runtime")
     report_parser = commands.add_parser("report")
     report_parser.add_argument("--work", type=Path, required=True)
     report_parser.add_argument("--device-results", type=Path, required=True)

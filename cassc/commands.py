@@ -225,25 +225,23 @@ def translate(path: str = typer.Argument(..., help="An executable or shared libr
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(context: typer.Context,
-        path: str = typer.Argument(..., help="A program with device code nvcc built (-cudart shared), or linked to "
-                                             "such a library."),
+        path: str = typer.Argument(..., help="A program with device code nvcc built, or linked to such a library."),
         check_on_nvidia: bool = typer.Option(False, "--check-on-nvidia",
                                              help="Run it on NVIDIA's driver and GPU instead, with each fatbin "
                                                   "replaced by the translation lowered to NVPTX: it prints what "
                                                   "the original prints if the translation is right (static or "
                                                   "shared CUDA runtime).")) -> None:
     """Run an nvcc-built program on the AMD GPU: its fatbins and those of the nvcc-built libraries it needs are
-    translated (cached by content), and cassc's libcudart is put first on the library path."""
+    translated (cached by content), and cassc's libcudart (-cudart shared) and libcuda (which NVIDIA's runtime
+    linked in by nvcc's default reaches) are put first on the library path."""
     from cassc.binary.extract import linked_binary_kind
-    from cassc.binary.linked import report, shared_runtime_needed, with_nvcc_built_libraries
+    from cassc.binary.linked import report, with_nvcc_built_libraries
 
     binaries = [b for b in with_nvcc_built_libraries(Path(path)) if linked_binary_kind(b)]
     if not binaries:
         raise InputError(f"{path}: neither it nor the shared libraries it needs carry device code nvcc built")
     if check_on_nvidia:
         _execute(path, context.args, _nvidia_check_environment(binaries))
-    for binary in binaries:
-        shared_runtime_needed(binary)
     results, directory = _translate_binaries(binaries, "", "")
     if report(results, directory):
         raise typer.Exit(1)

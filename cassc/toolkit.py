@@ -20,6 +20,9 @@ install, built from `shims/` and the rename tables into cassc's data directory.
                                        a jump to its HIP twin, or CUDA's documented result)
     lib64/cassc-run/libcudart.so.N   the same runtime as NVIDIA's shared libcudart (soname and symbol
                                        version), finding `cassc translate`'s output by fatbin content
+    lib64/cassc-run/libcuda.so.1     the driver NVIDIA's static runtime inside nvcc-built binaries reaches
+                                       (shims/driver): cuGetProcAddress, its private export tables, fatbins
+                                       loaded as the same translations, over HIP
     nvvm/libdevice/                  empty: CMake's toolkit probe requires it
     version.json, cmake/cassc-toolchain.cmake
 
@@ -97,8 +100,10 @@ def _link_target(link: Path) -> str | None:
 
 
 def _toolkit_key(toolchain: Toolchain) -> str:
+    from cassc.binary import driver_api  # generates the sources of cassc-run/libcuda.so.1
+
     sources = (sorted(SHIMS_DIR.rglob("*")) + sorted(TABLE_DIR.glob("*.tsv")) + sorted(COMPAT_INCLUDE_DIR.rglob("*"))
-               + [Path(__file__)])
+               + [Path(__file__), Path(driver_api.__file__)])
     parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(locations.PACKAGE_DIR),
                                 str(CudaVersion.current()), toolchain.identity(), str(toolchain.hip_lib_dir)]
     for path in sources:
@@ -264,6 +269,7 @@ def _write_lib64(staging: Path, final_root: Path, toolchain: Toolchain) -> None:
     (lib64 / "libcudart_static.a").write_text(linker_script(final_root / "lib64" / CUDART_STATIC_ARCHIVE, openmp))
     (lib64 / "stubs" / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
     _shim_runtime(runtime, driver, work, lib64, toolchain, exported)
+    _binary_driver(work, lib64 / SHARED_RUNTIME_DIR, toolchain, exported)
     # Makefiles link the driver API with -L$CUDA_PATH/lib64 -lcuda: the NVIDIA driver's library, which no
     # AMD machine has.
     (lib64 / "libcuda.so").write_text(linker_script(hip_runtime, (final_root / "lib64" / CUDA_DRIVER_SONAME,)))
@@ -343,6 +349,28 @@ def _shim_runtime(runtime: list[tuple[str, str]], driver: list[tuple[str, str]],
         run([str(toolchain.clang), "-shared", f"-Wl,-soname,{soname}", f"-Wl,--version-script,{version_script}",
              "-Wl,--no-undefined", str(looking_up), str(entries), "-o", str(lib64 / SHARED_RUNTIME_DIR / soname),
              f"-L{toolchain.hip_lib_dir}", "-lamdhip64", *rpath])
+
+
+def _binary_driver(work: Path, output_dir: Path, toolchain: Toolchain, exported: set[str]) -> None:
+    """`cassc-run/libcuda.so.1`: the driver NVIDIA's runtime linked into an nvcc-built binary (-cudart static)
+    reaches, over HIP (shims/driver/cassc_cuda.cpp; its table and entries from binary/driver_api.py)."""
+    from cassc.binary.driver_api import driver_entries, proc_table_source, read_api
+
+    api = read_api()
+    renames = {c: h for c, h, _ in read_table(TABLE_DIR / "driver.tsv")}
+    table = work / "driver_table.inc"
+    table.write_text(proc_table_source(api, {c: h for c, h in renames.items() if c.startswith("CU_DEVICE_ATTRIBUTE_")}))
+    source = SHIMS_DIR / "driver" / "cassc_cuda.cpp"
+    compiled = work / "cassc_cuda.o"
+    run([str(toolchain.clang), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-D__HIP_PLATFORM_AMD__",
+         f"-DCASSC_DRIVER_TABLE=\"{table}\"", f"-I{toolchain.hip_include_dir.parent}", "-c", str(source),
+         "-o", str(compiled)])
+    jumps, stubs = driver_entries(api, defined_functions(compiled), renames, exported)
+    entries = _assemble(jump_table(jumps) + stub_table(stubs), work / "driver-entries.o", toolchain)
+    rpath = [f"-Wl,-rpath,{toolchain.hip_lib_dir}"] if toolchain.kind == "rocm" else []
+    run([str(toolchain.clang), "-shared", f"-Wl,-soname,{CUDA_DRIVER_SONAME}", "-Wl,-Bsymbolic", "-Wl,--no-undefined",
+         str(compiled), str(entries), "-o", str(output_dir / CUDA_DRIVER_SONAME), f"-L{toolchain.hip_lib_dir}",
+         "-lamdhip64", "-lstdc++", *rpath])
 
 
 def runtime_entries(api: list[tuple[str, str, int, list[str]]], twins: dict[str, str], exported: set[str],

@@ -105,20 +105,6 @@ def needed_libraries(path: Path) -> list[Path]:
 SYSTEM_LIBRARY_DIRS = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
 
 
-def shared_runtime_needed(path: Path) -> str:
-    """The shared CUDA runtime (libcudart.so.<major>) an nvcc-built program was linked with (`-cudart
-    shared`); a program with NVIDIA's runtime linked in (nvcc's default) cannot be given cassc's."""
-    from cassc.formats.elf import DT_NEEDED, map_elf_file
-
-    needed = [str(value) for tag, value in map_elf_file(path).dynamic_entries() if tag == DT_NEEDED]
-    runtime = next((name for name in needed if name.startswith("libcudart.so.")), None)
-    if runtime is None:
-        raise InputError(f"{path} has NVIDIA's CUDA runtime linked in (nvcc's default, -cudart static), which only "
-                         "NVIDIA's driver can serve: rebuild it with -cudart shared, or link its objects with cassc (on an "
-                         "NVIDIA GPU, cassc run --check-on-nvidia runs it with its translation)")
-    return runtime
-
-
 def with_nvcc_built_libraries(path: Path) -> list[Path]:
     """`path` and every nvcc-built shared library it needs, directly or through other libraries."""
     chosen = [path]

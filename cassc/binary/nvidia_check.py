@@ -165,3 +165,35 @@ def build_check_driver(output_dir: Path, work_dir: Path, cuda_header: Path = Pat
     shutil.copyfile(built, staging)
     os.replace(staging, library)
     return library
+
+
+CASSC_DRIVER_SOURCE = Path("driver") / "cassc_cuda.cpp"  # in resource_dir("shims")
+
+
+def build_driver_over_nvidia(output_dir: Path, work_dir: Path) -> Path:
+    """cassc's own libcuda.so.1 (shims/driver) built in front of NVIDIA's driver, in `output_dir`: its
+    cuGetProcAddress, export tables and integrity hash answer NVIDIA's runtime, its loaders hand the driver each
+    container's NVPTX replacement, and every other entry point is a forward to NVIDIA's. A program prints its
+    original's output through it only if cassc's answers to the runtime are right (and its translation is)."""
+    from cassc.binary.driver_api import driver_symbols, forward_source, proc_table_source, read_api
+    from cassc.toolchain import run
+    from cassc.toolkit import defined_functions
+
+    output_dir.mkdir(parents=True, exist_ok=True)
+    api = read_api()
+    table = work_dir / "driver_table.inc"
+    table.write_text(proc_table_source(api, {}))
+    compiled = work_dir / "cassc_cuda.o"
+    run(["g++", "-std=c++17", "-O2", "-fPIC", "-DCASSC_DRIVER_OVER_NVIDIA", f"-DCASSC_DRIVER_TABLE=\"{table}\"", "-c",
+         str(resource_dir("shims") / CASSC_DRIVER_SOURCE), "-o", str(compiled)])
+    defined = defined_functions(compiled)
+    forwards = work_dir / "driver_forwards.cpp"
+    forwards.write_text(forward_source([s for s in driver_symbols(api) if s not in defined]))
+    built = work_dir / DRIVER_SONAME
+    run(["g++", "-shared", f"-Wl,-soname,{DRIVER_SONAME}", "-Wl,-Bsymbolic", "-Wl,--no-undefined", str(compiled),
+         str(forwards), "-o", str(built), "-ldl", "-lpthread"])
+    staging = output_dir / f".{DRIVER_SONAME}.{os.getpid()}"  # a program may be loading the one there
+    shutil.copyfile(built, staging)
+    os.replace(staging, output_dir / DRIVER_SONAME)
+    return output_dir / DRIVER_SONAME
+

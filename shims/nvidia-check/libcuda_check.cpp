@@ -25,7 +25,7 @@
 #include <mutex>
 #include <string>
 
-#include "../runtime/fatbin_digest.h"
+#include "replacement.h"
 
 namespace {
 
@@ -69,46 +69,7 @@ void *real(const char *name) {
   return driver ? dlsym(driver, name) : nullptr;
 }
 
-// The replacement container for the container `image` is or points at, loaded once; null when there is none
-// (a container without kernels, or one the translator did not translate: the driver gets the original).
-const unsigned char *replacement(const void *image) {
-  const unsigned char *container = image ? cassc::fatbin_container(image) : nullptr;
-  if (!container) return nullptr;
-  const std::string digest = cassc::fatbin_digest(container);
-  std::lock_guard<std::mutex> guard(lock);
-  static std::map<std::string, const unsigned char *> loaded;
-  auto found = loaded.find(digest);
-  if (found != loaded.end()) return found->second;
-  const char *directory = std::getenv("CASSC_NVPTX_DIR");
-  std::string bytes;
-  if (directory) {
-    if (FILE *file = std::fopen((std::string(directory) + "/" + digest + ".fatbin").c_str(), "rb")) {
-      char chunk[65536];
-      for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.append(chunk, got);
-      std::fclose(file);
-    }
-  }
-  unsigned char *copy = nullptr;
-  if (!bytes.empty()) {
-    copy = static_cast<unsigned char *>(std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64));
-    std::memcpy(copy, bytes.data(), bytes.size());
-  }
-  log_line("%s %s", copy ? "replaced" : "kept", digest.c_str());
-  return loaded[digest] = copy;
-}
-
-// The image to hand the driver in place of `image`, of the same kind (a wrapper for a wrapper).
-const void *substitute(const void *image) {
-  const unsigned char *container = replacement(image);
-  if (!container) return image;
-  uint32_t magic;
-  std::memcpy(&magic, image, 4);
-  if (magic != cassc::FATBIN_WRAPPER_MAGIC) return container;
-  auto *wrapper = new cassc::FatbinWrapper(*static_cast<const cassc::FatbinWrapper *>(image));
-  wrapper->data = container;
-  wrapper->unused = nullptr;  // no list of -rdc prelinked fatbins: the replacement is whole
-  return wrapper;
-}
+const void *substitute(const void *image) { return cassc::substitute(image, log_line); }
 
 using Fn = void *;
 Fn interface_entries[16];  // the real CUDART_INTERFACE's entries that are wrapped

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "fatbin_digest.h"
+#include "translation_lookup.h"
 
 extern "C" {
 struct cassc_kernel_layout {
@@ -191,16 +191,10 @@ Variable *variable_for(const void *host_shadow) {
   fatal("device variable not found in the translated code", variable.name);
 }
 
-// The CUDA parameter buffer of one launch: each argument at its recorded offset. Padded: the code object's
-// kernarg segment is the CUDA buffer rounded up (to 4 bytes).
-struct ParameterBuffer {
-  std::vector<char> bytes;
-  size_t size;
+// The launch's CUDA parameter buffer, in the kernel's recorded layout.
+struct ParameterBuffer : cassc::ParameterBuffer {
   ParameterBuffer(const cassc_kernel_layout *layout, void **args)
-      : bytes((layout->param_size + 15) / 16 * 16 + 16, 0), size((layout->param_size + 3) / 4 * 4) {
-    for (unsigned i = 0; i < layout->param_count; ++i)
-      std::memcpy(bytes.data() + layout->offsets[i], args[i], layout->sizes[i]);
-  }
+      : cassc::ParameterBuffer(layout->param_size, layout->param_count, layout->offsets, layout->sizes, args) {}
 };
 
 hipError_t launch(const void *host_stub, dim3 grid, dim3 block, void **args, size_t shared, void *stream) {
@@ -262,87 +256,38 @@ void __cassc_register_image(const cassc_image *image) {
 
 #ifdef CASSC_TRANSLATION_LOOKUP
 // The runtime as a shared libcudart for nvcc-built binaries (`-cudart shared`): nothing was spliced into them,
-// so each fatbin nvcc's code registers is looked up among `cassc translate`'s output, by the SHA-256 of its
-// bytes: <dir>/<digest>.kernels (a line per kernel: name, CUDA parameter buffer size, offsets, sizes, bundle)
-// beside the bundles. <dir>: CASSC_TRANSLATED_DIR, else the cache's translated/ (CASSC_CACHE_DIR, else
-// $XDG_CACHE_HOME/cassc or ~/.cache/cassc), as cassc translate writes it.
+// so each fatbin nvcc's code registers is looked up among `cassc translate`'s output (translation_lookup.h).
 namespace {
-
-std::string translation_dir() {
-  if (const char *chosen = std::getenv("CASSC_TRANSLATED_DIR")) return chosen;
-  if (const char *cache = std::getenv("CASSC_CACHE_DIR")) return std::string(cache) + "/translated";
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/cassc/translated";
-  const char *home = std::getenv("HOME");
-  return std::string(home ? home : "") + "/.cache/cassc/translated";
-}
-
-std::vector<unsigned> numbers(const std::string &text) {
-  std::vector<unsigned> values;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start)
-      values.push_back(static_cast<unsigned>(std::strtoul(text.substr(start, end - start).c_str(), nullptr, 10)));
-    start = end + 1;
-  }
-  return values;
-}
-
-std::string read_file(const std::string &path, bool *ok) {
-  std::string bytes;
-  FILE *file = std::fopen(path.c_str(), "rb");
-  *ok = file != nullptr;
-  if (!file) return bytes;
-  char chunk[65536];
-  for (size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.append(chunk, got);
-  std::fclose(file);
-  return bytes;
-}
 
 void register_translation(const void *wrapper) {
   const unsigned char *container = cassc::fatbin_container(wrapper);
   if (!container) return;
   const std::string digest = cassc::fatbin_digest(container);
-  const std::string directory = translation_dir();
-  bool ok = false;
-  std::string listing = read_file(directory + "/" + digest + ".kernels", &ok);
-  bool verbose = std::getenv("CASSC_RUNTIME_VERBOSE") != nullptr;
-  if (!ok) {
+  const std::string directory = cassc::translation_dir();
+  std::vector<cassc::TranslatedKernel> translated;
+  if (!cassc::translated_kernels(directory, digest, &translated)) {
     std::fprintf(stderr, "cassc runtime: no translation of fatbin %s in %s (run `cassc translate` on the binary)\n",
                  digest.c_str(), directory.c_str());
     return;
   }
   // One image per bundle file; the layouts live as long as the program.
   std::map<std::string, std::vector<cassc_kernel_layout>> by_bundle;
-  size_t start = listing.find('\n') + 1;  // past the format line
-  while (start > 0 && start < listing.size()) {
-    size_t end = listing.find('\n', start);
-    std::string line = listing.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    start = end == std::string::npos ? 0 : end + 1;
-    std::vector<std::string> fields;
-    for (size_t from = 0;;) {
-      size_t tab = line.find('\t', from);
-      fields.push_back(line.substr(from, tab == std::string::npos ? std::string::npos : tab - from));
-      if (tab == std::string::npos) break;
-      from = tab + 1;
-    }
-    if (fields.size() != 5) continue;
-    std::vector<unsigned> offsets = numbers(fields[2]), sizes = numbers(fields[3]);
-    cassc_kernel_layout layout{strdup(fields[0].c_str()), static_cast<unsigned>(offsets.size()),
-                               (new std::vector<unsigned>(offsets))->data(), (new std::vector<unsigned>(sizes))->data(),
-                               static_cast<unsigned>(std::strtoul(fields[1].c_str(), nullptr, 10))};
-    by_bundle[fields[4]].push_back(layout);
-  }
+  for (const cassc::TranslatedKernel &kernel : translated)
+    by_bundle[kernel.bundle].push_back(cassc_kernel_layout{
+        strdup(kernel.name.c_str()), static_cast<unsigned>(kernel.offsets.size()),
+        (new std::vector<unsigned>(kernel.offsets))->data(), (new std::vector<unsigned>(kernel.sizes))->data(),
+        kernel.param_size});
   for (auto &[bundle, layouts] : by_bundle) {
-    std::string *code = new std::string(read_file(directory + "/" + bundle, &ok));
+    bool ok = false;
+    std::string *code = new std::string(cassc::read_whole_file(directory + "/" + bundle, &ok));
     if (!ok) fatal("cannot read the translated device code", directory + "/" + bundle);
     auto *kernels = new std::vector<cassc_kernel_layout>(layouts);
     __cassc_register_image(new cassc_image{code->data(), strdup((directory + "/" + bundle).c_str()),
                                            static_cast<unsigned>(kernels->size()), kernels->data(), 0});
   }
-  if (verbose)
-    std::fprintf(stderr, "cassc runtime: fatbin %s: %zu kernel(s) from %s\n", digest.c_str(),
-                 static_cast<size_t>(std::count(listing.begin(), listing.end(), '\n')) - 1, directory.c_str());
+  if (std::getenv("CASSC_RUNTIME_VERBOSE"))
+    std::fprintf(stderr, "cassc runtime: fatbin %s: %zu kernel(s) from %s\n", digest.c_str(), translated.size(),
+                 directory.c_str());
 }
 
 }  // namespace
