@@ -540,6 +540,14 @@ int main() {
     cassc("main.cu", "-o", "app")
 
 
+def test_grid_constant_kernel_parameters(cassc, tmp_path: Path) -> None:
+    write(tmp_path / "k.cu", """\
+struct Params { int n; float scale; };
+__global__ void k(const __grid_constant__ Params p, float* x) { const Params* q = &p; x[q->n] *= q->scale; }
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+
+
 def test_narrowing_initializer_lists_in_cuda_files_warn_as_with_nvcc(cassc, tmp_path: Path) -> None:
     """nvcc 13 accepts `int y[] = {0.0, 1.0}` in a .cu file with warning #2361-D; clang's default is an error."""
     write(tmp_path / "k.cu", "__global__ void k(int* o) { int y[2] = {0.0, 1.0}; o[threadIdx.x] = y[threadIdx.x % 2]; }\n")

@@ -55,6 +55,11 @@
 #ifndef __managed__
 #define __managed__ __attribute__((managed))
 #endif
+/* `__grid_constant__` (CUDA 11.7) marks a const kernel parameter whose address the kernel may take without a
+ * copy; AMDGPU kernel arguments already live in read-only kernarg memory, so the annotation has no work left. */
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 /* Math functions nvcc's headers give host code too (crt/math_functions.hpp's host implementations for all
  * platforms) that glibc lacks and HIP declares for the device only: host definitions as CUDA's. A
  * __host__ and a __device__ function of one signature are overloads to clang. */
