@@ -31,7 +31,8 @@ from cassc import __version__, locations
 from cassc.cache import digest
 from cassc.errors import ToolchainError
 from cassc.hipify.tables import (HEADER_MACRO_TABLE, HEADER_TABLE, INLINE_PTX_TABLE, LINK_LIBRARY_TABLE,
-                                 MEMBER_CALL_TABLE, PACKAGE_TABLE, TABLE_DIR, load_tables, read_table)
+                                 MEMBER_CALL_TABLE, PACKAGE_TABLE, TABLE_DIR, USER_OVERLOAD_TABLE, load_tables,
+                                 read_table)
 from cassc.hipify.tree import hipify_unit
 from cassc.invocation import InputKind, Invocation, cassc_free_words
 from cassc.toolchain import run
@@ -45,7 +46,7 @@ NAMES_HEADER = "cassc_hip_names.h"
 IDENTIFIER_TABLES = ("compat.tsv", "runtime.tsv", "types.tsv", "libraries.tsv", "cublas.tsv", "cublasLt.tsv",
                      "cufft.tsv", "cusolver.tsv", "namespaces.tsv", "driver.tsv")
 NON_IDENTIFIER_TABLES = (HEADER_TABLE, LINK_LIBRARY_TABLE, PACKAGE_TABLE, INLINE_PTX_TABLE, MEMBER_CALL_TABLE,
-                         HEADER_MACRO_TABLE)
+                         HEADER_MACRO_TABLE, USER_OVERLOAD_TABLE)
 # Where two CUDA names of one table map to one HIP name and the first in byte order is the narrower:
 # hipHostMalloc's flags are optional, as only cudaMallocHost's (C++ overload) are; cublasStatus is only
 # a macro of the legacy cublas.h, which a cublas_v2.h program does not include.
