@@ -16,6 +16,7 @@ the run by `show`, so that the comparison sees them as output).
 
     python3 benchmarks/corpus_inputs.py rodinia DEST --rodinia-data GIT_DIR   # writes DEST/data/...
     python3 benchmarks/corpus_inputs.py parboil DEST                          # writes DEST/<bench>/input/...
+                                             (each version runs in DEST/<bench>/<version>: parboil_run)
     python3 benchmarks/corpus_inputs.py show FILE...                          # a result file as comparable text
 """
 
@@ -106,11 +107,6 @@ def write_rodinia(dest: Path, data_git: Path) -> None:
 
 # ------------------------------------------------------------------------------------------------
 # Parboil (yuhc/gpu-parboil): one data set per benchmark, in the format its reader takes
-
-def parboil_spec(inputs: list[str], params: str = "") -> RunSpec:
-    words = ["-i", ",".join(f"input/{name}" for name in inputs), "-o", "run.out"]
-    return RunSpec(".", " ".join(words) + (f" -- {params}" if params else ""), ("run.out",))
-
 
 def graph_text(rng: random.Random, nodes: int, most_edges: int) -> str:
     """A near-regular graph as Rodinia's and Parboil's bfs read it: the node count, `first degree` per node,
@@ -235,24 +231,32 @@ def parboil_tpacf(d: Path, rng: random.Random) -> None:
         (d / name).write_text("".join(f"{ra:.6f} {dec:.6f}\n" for ra, dec in points))
 
 
-PARBOIL: dict[str, tuple[Callable[[Path, random.Random], None], RunSpec]] = {
-    "bfs": (parboil_bfs, parboil_spec(["graph.txt"])),
-    "cutcp": (parboil_cutcp, parboil_spec(["watbox.sl40.pqr"])),
-    "histo": (parboil_histo, parboil_spec(["img.bin"], "20 4")),
-    "lbm": (parboil_lbm, parboil_spec(["120_120_150_ldc.of"], "20")),
-    "mri-gridding": (parboil_mri_gridding, parboil_spec(["small.uks"], "32")),
-    "mri-q": (parboil_mri_q, parboil_spec(["32_32_32_dataset.bin"])),
-    "sad": (parboil_sad, parboil_spec(["reference.bin", "frame.bin"])),
-    "sgemm": (parboil_sgemm, parboil_spec(["matrix1.txt", "matrix2.txt", "matrix2t.txt"])),
-    "spmv": (parboil_spmv, parboil_spec(["matrix.mtx", "vector.bin"])),
-    "stencil": (parboil_stencil, parboil_spec(["64x64x32.bin"], "64 64 32 20")),
-    "tpacf": (parboil_tpacf, parboil_spec(["data.txt", "random-0.txt", "random-1.txt", "random-2.txt"],
-                                          "-n 3 -p 1000")),
+# benchmark -> (generator, input files in the order `-i` names them, `--` parameters)
+PARBOIL: dict[str, tuple[Callable[[Path, random.Random], None], tuple[str, ...], str]] = {
+    "bfs": (parboil_bfs, ("graph.txt",), ""),
+    "cutcp": (parboil_cutcp, ("watbox.sl40.pqr",), ""),
+    "histo": (parboil_histo, ("img.bin",), "20 4"),
+    "lbm": (parboil_lbm, ("120_120_150_ldc.of",), "20"),
+    "mri-gridding": (parboil_mri_gridding, ("small.uks",), "32"),
+    "mri-q": (parboil_mri_q, ("32_32_32_dataset.bin",), ""),
+    "sad": (parboil_sad, ("reference.bin", "frame.bin"), ""),
+    "sgemm": (parboil_sgemm, ("matrix1.txt", "matrix2.txt", "matrix2t.txt"), ""),
+    "spmv": (parboil_spmv, ("matrix.mtx", "vector.bin"), ""),
+    "stencil": (parboil_stencil, ("64x64x32.bin",), "64 64 32 20"),
+    "tpacf": (parboil_tpacf, ("data.txt", "random-0.txt", "random-1.txt", "random-2.txt"), "-n 3 -p 1000"),
 }
 
 
+def parboil_run(program: str) -> RunSpec:
+    """`BENCH/VERSION` as `parboil run` runs it, in a directory of its own beside the benchmark's inputs."""
+    benchmark, version = program.split("/")
+    _, inputs, params = PARBOIL[benchmark]
+    words = ["-i", ",".join(f"../input/{name}" for name in inputs), "-o", "run.out"]
+    return RunSpec(f"{benchmark}/{version}", " ".join(words) + (f" -- {params}" if params else ""), ("run.out",))
+
+
 def write_parboil(dest: Path) -> None:
-    for benchmark, (generate, _) in PARBOIL.items():
+    for benchmark, (generate, _, _) in PARBOIL.items():
         directory = dest / benchmark / "input"
         directory.mkdir(parents=True, exist_ok=True)
         generate(directory, random.Random(f"{SEED}-{benchmark}"))
