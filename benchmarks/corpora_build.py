@@ -484,9 +484,9 @@ def device_toolkit(directory: Path, compiler: str, toolkit: Toolkit, driver_stub
 
 def device_programs(corpus: str, root: Path, state: Path) -> dict[str, tuple[str, str, RunSpec]]:
     """name -> (the build's program name, the executable relative to the run directory, how it runs), for the
-    programs cassc built for gfx1100 that have an input."""
+    programs with an input whose gfx1100 build (where the state records one) succeeded."""
     import corpus_inputs as inputs
-    built = {p for p, e in load(state, corpus, "cassc").items() if e["build"]["ok"]}
+    failed = {p for p, e in load(state, corpus, "cassc").items() if not e["build"]["ok"]}
     programs: dict[str, tuple[str, str, RunSpec]] = {}
     if corpus == "semantics":  # this repository's own programs for semantic classes (half precision, graph memory)
         return {s.stem: (s.stem, s.stem, inputs.RunSpec(".", "")) for s in sorted(root.glob("*.cu"))}
@@ -507,8 +507,7 @@ def device_programs(corpus: str, root: Path, state: Path) -> dict[str, tuple[str
         for program in shoc_programs(root):
             programs[program] = (program, Path(program).name,
                                  inputs.RunSpec(f"src/cuda/{Path(program).parent}", "-s 1"))
-    # Without a gfx1100 build record (the book's was kept elsewhere) every program is tried.
-    return {name: entry for name, entry in programs.items() if entry[0] in built or not built}
+    return {name: entry for name, entry in programs.items() if entry[0] not in failed}
 
 
 def built_executable(corpus: str, program: str, executable: str, spec: RunSpec) -> Path:
@@ -555,8 +554,9 @@ def prepare_device(args: argparse.Namespace) -> None:
     stubs = [t.root / "lib64" / "stubs" / "libcuda.so" for t in toolkits]
     driver_stub = next((s.resolve() for s in stubs if s.exists()), None)
     trees = carry / "trees" / corpus
-    shutil.rmtree(trees, ignore_errors=True)
-    trees.mkdir(parents=True)
+    if not args.only:  # --only adds to what an earlier call prepared
+        shutil.rmtree(trees, ignore_errors=True)
+    trees.mkdir(parents=True, exist_ok=True)
     (carry / "lib").mkdir(exist_ok=True)
     for script in ("hecbench_verify.py", "hecbench_build.py", "corpus_inputs.py", "corpora_build.py"):
         shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
@@ -567,7 +567,7 @@ def prepare_device(args: argparse.Namespace) -> None:
     # One manifest per corpus: corpora may be prepared at the same time into one carry folder.
     manifest_path = carry / "manifests" / f"{corpus}.json"
     manifest_path.parent.mkdir(exist_ok=True)
-    manifest: dict[str, dict] = {}
+    manifest: dict[str, dict] = json.loads(manifest_path.read_text()) if args.only and manifest_path.is_file() else {}
     programs = device_programs(corpus, root, args.state)
     if args.only:
         programs = {n: e for n, e in programs.items() if re.search(args.only, n)}
@@ -620,10 +620,11 @@ def prepare_device(args: argparse.Namespace) -> None:
                 result.built[variant] = build.ok
                 if not build.ok:
                     result.build_error[variant] = build.first_error
-            for file in (root / spec.directory).glob("*") if corpus == "rodinia" else ():
-                if file.is_file() and file.stat().st_size < 1_000_000 and not file.suffix in (".c", ".cu", ".h", ".o"):
-                    shutil.copy2(file, trees / spec.directory / file.name)
             (trees / spec.directory).mkdir(parents=True, exist_ok=True)
+            # What a Rodinia program reads from its own directory (nn's filelist_4): the files that are not sources.
+            for file in (root / spec.directory).glob("*") if corpus == "rodinia" else ():
+                if file.is_file() and file.stat().st_size < 1_000_000 and file.suffix not in (".c", ".cu", ".h", ".o"):
+                    shutil.copy2(file, trees / spec.directory / file.name)
             manifest[result.name] = {"result": asdict(result), "toolkit": toolkit.release, "corpus": corpus,
                                      "directory": f"{corpus}/{spec.directory}", "executable": executable,
                                      "args": spec.args, "shows": list(spec.shows)}

@@ -8,9 +8,8 @@ the run by `show`, so that the comparison sees them as output).
 
   rodinia  the data files come from a public copy of Rodinia 3.1's data directory (github.com/Munksgaard/rodinia,
            RODINIA_DATA_COMMIT; its larger files there are git-annex pointers, never read), or, for the one
-           such file a program here needs (b+tree's mil.txt: a count, then one key per line), from a generator of
-           its format with a fixed seed; programs whose only input is an annexed video (heartwall, leukocyte)
-           are left out (NO_INPUT).
+           such file a program here needs (b+tree's mil.txt: a count, then one key per line; heartwall's and
+           leukocyte's videos: uncompressed 8-bit AVI, avi_8bit), from a generator of its format with a fixed seed.
   parboil  every data set is generated here in the format its reader documents (file names and `--` parameters
            as the `parboil run` driver passes them: `BIN -i IN1,IN2 -o OUT -- PARAMS`), small, with a fixed seed.
 
@@ -56,10 +55,12 @@ RODINIA: dict[str, dict[str, RunSpec]] = {
     "bfs": {"bfs.out": RunSpec("cuda/bfs", "../../data/bfs/graph4096.txt", ("result.txt",))},
     "dwt2d": {"dwt2d": RunSpec("cuda/dwt2d", "192.bmp -d 192x192 -f -5 -l 3")},
     "gaussian": {"gaussian": RunSpec("cuda/gaussian", "-f ../../data/gaussian/matrix16.txt")},
+    "heartwall": {"heartwall": RunSpec("cuda/heartwall", "../../data/heartwall/test.avi 5", ("result.txt",))},
     "hotspot": {"hotspot": RunSpec("cuda/hotspot", "64 2 2 ../../data/hotspot/temp_64 ../../data/hotspot/power_64 "
                                                    "output.out", ("output.out",))},
     "huffman": {"pavle": RunSpec("cuda/huffman", "../../data/huffman/test1024_H2.206587175259.in")},
     "kmeans": {"kmeans": RunSpec("cuda/kmeans", "-o -i ../../data/kmeans/100")},
+    "leukocyte": {"CUDA/leukocyte": RunSpec("cuda/leukocyte", "../../data/leukocyte/testfile.avi 3")},
     "lavaMD": {"lavaMD": RunSpec("cuda/lavaMD", "-boxes1d 10")},
     "lud": {"cuda/lud_cuda": RunSpec("cuda/lud", "-i ../../data/lud/256.dat -v")},
     "myocyte": {"myocyte.out": RunSpec("cuda/myocyte", "100 1 0", ("output.txt",))},
@@ -73,8 +74,6 @@ RODINIA: dict[str, dict[str, RunSpec]] = {
     "streamcluster": {"sc_gpu": RunSpec("cuda/streamcluster", "10 20 256 65536 65536 1000 none output.txt 1",
                                         ("output.txt",))},
 }
-NO_INPUT = {"heartwall": "its input is an AVI video, an annexed file in every public copy of Rodinia's data",
-            "leukocyte": "its input is an AVI video, an annexed file in every public copy of Rodinia's data"}
 # Data files read from the public copy of Rodinia's data directory (each real there, not an annex pointer).
 RODINIA_DATA_FILES = (
     "b+tree/command.txt", "bfs/graph4096.txt", "dwt2d/192.bmp", "gaussian/matrix16.txt", "hotspot/temp_64",
@@ -90,6 +89,40 @@ def rodinia_btree_keys(path: Path, count: int = 100_000) -> None:
     path.write_text(f"{count}\n" + "\n".join(map(str, keys)) + "\n")
 
 
+def avi_8bit(path: Path, width: int, height: int, frames: int, rng: random.Random) -> None:
+    """An uncompressed 8-bit grey AVI (RIFF: hdrl with avih, a vids strh and its BITMAPINFOHEADER strf; movi
+    with one `00db` chunk per frame; idx1), as the avilib heartwall and leukocyte read frames with: bright
+    rings that move from frame to frame over noise, so that their trackers have something to follow."""
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return tag + struct.pack("<I", len(body)) + body + (b"\0" if len(body) % 2 else b"")
+
+    def lst(kind: bytes, body: bytes) -> bytes:
+        return chunk(b"LIST", kind + body)
+
+    size = width * height
+    pictures = []
+    for frame in range(frames):
+        cx, cy = width / 2 + 3 * frame, height / 2 - 2 * frame
+        pixels = bytearray(size)
+        for y in range(height):
+            for x in range(width):
+                ring = abs(math.hypot(x - cx, y - cy) % 60 - 30)
+                pixels[y * width + x] = max(0, min(255, int(200 - 6 * ring) + rng.randint(-20, 20)))
+        pictures.append(bytes(pixels))
+    avih = struct.pack("<14I", 40000, size * 25, 0, 0x10, frames, 0, 1, size, width, height, 0, 0, 0, 0)
+    strh = b"vids" + b"\0\0\0\0" + struct.pack("<IHHIIIIIIiI4h", 0, 0, 0, 0, 1, 25, 0, frames, size, -1, 0,
+                                                   0, 0, width, height)
+    strf = struct.pack("<IiiHHIIiiII", 40, width, height, 1, 8, 0, size, 0, 0, 0, 0)
+    hdrl = lst(b"hdrl", chunk(b"avih", avih) + lst(b"strl", chunk(b"strh", strh) + chunk(b"strf", strf)))
+    movi_body, index, offset = b"", b"", 4  # idx1 offsets count from the `movi` tag
+    for picture in pictures:
+        index += b"00db" + struct.pack("<III", 0x10, offset, len(picture))
+        movi_body += chunk(b"00db", picture)
+        offset = 4 + len(movi_body)
+    riff = b"AVI " + hdrl + lst(b"movi", movi_body) + chunk(b"idx1", index)
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(riff)) + riff)
+
+
 def write_rodinia(dest: Path, data_git: Path) -> None:
     data = dest / "data"
     for name in RODINIA_DATA_FILES:
@@ -102,6 +135,10 @@ def write_rodinia(dest: Path, data_git: Path) -> None:
         target.write_bytes(blob)
     (data / "b+tree").mkdir(parents=True, exist_ok=True)
     rodinia_btree_keys(data / "b+tree" / "mil.txt")
+    # The two videos, annexed in every public copy: their frame sizes, fewer frames.
+    for name, width, height, frames in (("heartwall/test.avi", 609, 590, 6), ("leukocyte/testfile.avi", 640, 480, 4)):
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        avi_8bit(data / name, width, height, frames, random.Random(f"{SEED}-{name}"))
     # dwt2d's main.cu opens its image under ../../data/dwt2d/ (its run script names the file alone).
 
 
