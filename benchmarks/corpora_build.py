@@ -585,6 +585,12 @@ def prepare_device(args: argparse.Namespace) -> None:
                                      driver_stub, args.cuda_libraries)
             env = {**base, "CUDA_PATH": str(wrapper), "CUDA_HOME": str(wrapper),
                    "PATH": f"{wrapper / 'bin'}{os.pathsep}{base['PATH']}"}
+            if driver_stub is not None:  # where a machine with NVIDIA's driver has libcuda.so: the linker's own path
+                driver = Path(scratch) / "driver"
+                if not driver.is_dir():
+                    driver.mkdir()
+                    (driver / "libcuda.so").symlink_to(driver_stub)
+                env["LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(driver), base.get("LIBRARY_PATH")]))
             if variant == "translated":
                 env["CASSC_NVCC"] = str(toolkit.nvcc)
             return env
@@ -665,9 +671,15 @@ def device(args: argparse.Namespace) -> None:
     carry = args.carry.resolve()
     work = args.work.resolve()
     manifest = read_manifests(carry)
+    trees = carry / "trees"
+    if not trees.is_dir():  # carried as trees.tar.xz (`tar -cJf trees.tar.xz trees`): unpacked, over the carry limit
+        shutil.rmtree(work / "trees", ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-xJf", str(carry / "trees.tar.xz"), "-C", str(work)], check=True)
+        trees = work / "trees"
     for variant, other in (("original", "translated"), ("translated", "original")):
         shutil.rmtree(work / variant, ignore_errors=True)
-        shutil.copytree(carry / "trees", work / variant, symlinks=True)
+        shutil.copytree(trees, work / variant, symlinks=True)
         for executable in (work / variant).rglob(f"*.{variant}"):
             executable.rename(executable.with_suffix(""))
         for executable in (work / variant).rglob(f"*.{other}"):
