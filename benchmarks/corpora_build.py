@@ -42,6 +42,14 @@ for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
         benchmarks/corpora_build.py shoc /work/corpora/shoc --variants cassc --cassc /var/lib/cassc-ci/venv/bin/cassc \
         --state STATE   (STATE inside this checkout, which the root sees at the same path)
     .venv/bin/python benchmarks/corpora_build.py report      # writes benchmarks/results/corpora-build.md
+
+The translated programs on a lent NVIDIA GPU against their originals (prepare_device, device, verify_report):
+
+    .venv/bin/python benchmarks/corpora_build.py prepare-device /work/corpora/rodinia --device-corpus rodinia \
+        --carry DIR --legacy-cuda /work/corpora/cuda-11.8 --rodinia-data GIT_DIR     (and parboil, shoc
+        with --cuda-libraries DIR, book, semantics: benchmarks/semantics); tar -cJf DIR/trees.tar.xz -C DIR trees
+    (run: python3 DIR/corpora_build.py device --carry DIR --out $OUT)
+    .venv/bin/python benchmarks/corpora_build.py verify-report OUT/results.json --carry DIR --gpu H100; ... report
 """
 
 from __future__ import annotations
@@ -367,15 +375,15 @@ def report(args: argparse.Namespace) -> None:
            "`cudaDeviceProp` fields...): nvcc stops at the first file it cannot compile, so such a program is in "
            "reach on that evidence",
            "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
-           "data sets are not in the repository, so its programs are not run on the GPU",
+           "data sets are not in the repository: for the GPU runs benchmarks/corpus_inputs.py generates them",
            "- SHOC: configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`. "
            "The nvcc reference uses NVIDIA's cuBLAS 13.0 and cuFFT 12.0 from their PyPI wheels (`--cuda-libraries`); "
            "cassc's build runs in the Debian sid root with ROCm 6.4 (`.ci/in-rocm-root`: hipBLAS, hipFFT), as Debian "
            "12's HIP 5.2 has neither (there, configure finds no usable CUDA: the stand-in's `-lcublas` says "
            "\"needs hipBLAS\"). `--disable-dataunzip` (the data sets are for runs; the root has no unzip)",
            "- Rodinia: each `cuda/` program built by `make CUDA_DIR=$CUDA_PATH` in its directory (built: make "
-           "succeeds); its data sets are not in the repository, so its programs "
-           "are not run on the GPU",
+           "succeeds); its data sets are not in the repository: for the GPU runs benchmarks/corpus_inputs.py takes "
+           "them from a public copy of its data directory (and generates the annexed ones)",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
