@@ -709,7 +709,7 @@ def device(args: argparse.Namespace) -> None:
                                     if shows else "")
         result.runs = verify.alternate_runs(
             lambda variant: verify.run_once(command, work / variant / entry["directory"], env, args.run_limit_s),
-            lambda: time.monotonic() - started <= args.deadline_s)
+            lambda: time.monotonic() - started <= args.deadline_s, least=verify.RUNS)
         with lock:
             print(f"{time.monotonic() - started:6.1f} s {name}",
                   {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)

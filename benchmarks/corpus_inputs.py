@@ -180,8 +180,9 @@ def parboil_cutcp(d: Path, rng: random.Random) -> None:
 
 def parboil_histo(d: Path, rng: random.Random) -> None:
     """img.bin: image width, height, histogram width, height (uint32), then each pixel's bin, concentrated in
-    the middle of the histogram as the benchmark describes its input."""
-    width, height, histo_width, histo_height = 996, 1040, 4096, 256
+    the middle of the histogram as the benchmark describes its input. main.cu sizes its device histograms
+    img_width * histo_height: the histogram is no wider than the image."""
+    width, height, histo_width, histo_height = 996, 1040, 256, 4096
     bins = histo_width * histo_height
     pixels = [min(bins - 1, max(0, int(rng.gauss(bins / 2, bins / 16)))) for _ in range(width * height)]
     (d / "img.bin").write_bytes(struct.pack("<4I", width, height, histo_width, histo_height)
