@@ -730,7 +730,7 @@ def verify_report(args: argparse.Namespace) -> None:
              f"- date: {dt.date.today().isoformat()}",
              "- `python benchmarks/corpora_build.py prepare-device CHECKOUT --device-corpus CORPUS --carry DIR "
              "--legacy-cuda /work/corpora/cuda-11.8 [--rodinia-data GIT_DIR]` here for each corpus, `device --carry DIR "
-             "--out OUT` on the lent GPU (all corpora in one call, programs run concurrently), `verify-report "
+             "--out OUT` on the lent GPU (programs run concurrently), `verify-report "
              "OUT/results.json --carry DIR`",
              f"- each program built as its users build it, twice, every GPU architecture option replaced by "
              f"-arch={verify.ARCH}: the original with NVIDIA's nvcc 13, or where nvcc 13 cannot build it (API CUDA "
