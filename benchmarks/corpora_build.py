@@ -42,11 +42,20 @@ for cassc), so a stopped run resumes. Builds run one at a time (`make -j1`).
         benchmarks/corpora_build.py shoc /work/corpora/shoc --variants cassc --cassc /var/lib/cassc-ci/venv/bin/cassc \
         --state STATE   (STATE inside this checkout, which the root sees at the same path)
     .venv/bin/python benchmarks/corpora_build.py report      # writes benchmarks/results/corpora-build.md
+
+The translated programs on a lent NVIDIA GPU against their originals (prepare_device, device, verify_report):
+
+    .venv/bin/python benchmarks/corpora_build.py prepare-device /work/corpora/rodinia --device-corpus rodinia \
+        --carry DIR --legacy-cuda /work/corpora/cuda-11.8 --rodinia-data GIT_DIR     (and parboil, shoc
+        with --cuda-libraries DIR, book, semantics: benchmarks/semantics); tar -cJf DIR/trees.tar.xz -C DIR trees
+    (run: python3 DIR/corpora_build.py device --carry DIR --out $OUT)
+    .venv/bin/python benchmarks/corpora_build.py verify-report OUT/results.json --carry DIR --gpu H100; ... report
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime as dt
 import json
 import os
@@ -54,12 +63,15 @@ import re
 import shutil
 import subprocess
 import sys
+import shlex
 import tempfile
+import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_inputs import RunSpec  # noqa: E402
 from hecbench_build import (Build, cassc_fingerprint, classify, directory_digest,  # noqa: E402
                             environment_of_cassc_env, first_error)
 
@@ -75,6 +87,8 @@ CORPORA = {
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
 SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
+CARRIED_LIBRARY_LIMIT = 8 << 20
+DEVICE_EXPLANATIONS = REPO_ROOT / "benchmarks" / "results" / "corpora-device-explanations.json"
 BOOK_GL_HELPERS = re.compile(r'#\s*include\s*"[^"]*(gl_helper|cpu_bitmap|cpu_anim|gpu_anim)\.h"')
 # nvcc errors on API that CUDA removed while HIP keeps it (texture references, legacy thread calls...):
 # such a program is in reach, and building it is a cassc win.
@@ -361,15 +375,15 @@ def report(args: argparse.Namespace) -> None:
            "`cudaDeviceProp` fields...): nvcc stops at the first file it cannot compile, so such a program is in "
            "reach on that evidence",
            "- Parboil: the `parboil` driver needs Python 2 (not here); each build is the make command it runs. Its "
-           "data sets are not in the repository, so its programs are not run on the GPU",
+           "data sets are not in the repository: for the GPU runs benchmarks/corpus_inputs.py generates them",
            "- SHOC: configure enables CUDA only where it links cuBLAS's legacy `cublasInit` and cuFFT's `cufftPlan1d`. "
            "The nvcc reference uses NVIDIA's cuBLAS 13.0 and cuFFT 12.0 from their PyPI wheels (`--cuda-libraries`); "
            "cassc's build runs in the Debian sid root with ROCm 6.4 (`.ci/in-rocm-root`: hipBLAS, hipFFT), as Debian "
            "12's HIP 5.2 has neither (there, configure finds no usable CUDA: the stand-in's `-lcublas` says "
            "\"needs hipBLAS\"). `--disable-dataunzip` (the data sets are for runs; the root has no unzip)",
            "- Rodinia: each `cuda/` program built by `make CUDA_DIR=$CUDA_PATH` in its directory (built: make "
-           "succeeds); its data sets are not in the repository, so its programs "
-           "are not run on the GPU",
+           "succeeds); its data sets are not in the repository: for the GPU runs benchmarks/corpus_inputs.py takes "
+           "them from a public copy of its data directory (and generates the annexed ones)",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
@@ -405,7 +419,7 @@ def report(args: argparse.Namespace) -> None:
             klass = "" if build.ok else (failure_class(build) if reach else "out of reach")
             sections.append(f"| {program} | {nvcc_state} | {'ok' if build.ok else 'FAIL'} | {klass} | `{error}` |")
         sections.append("")
-    verified = args.state / "book-verify.md"
+    verified = args.state / "device-verify.md"
     tail = verified.read_text().splitlines() if verified.is_file() else []
     args.results.write_text("\n".join(out + summary + [""] + sections + tail) + "\n")
     print("\n".join(summary))
@@ -414,94 +428,342 @@ def report(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------------------
 # the translated programs on the lent NVIDIA GPU, as hecbench_verify.py checks HeCBench's
 
-def prepare_device(args: argparse.Namespace) -> None:
-    """The carry folder for the GPU machine, built here: each program as nvcc 13 builds it
-    (`nvcc -arch=sm_90`) and as cassc translates it for that GPU (`cassc --cassc-target=nvidia -arch=sm_90`:
-    hipified as for gfx1100, then compiled by the same nvcc), with the hecbench_verify script that runs them.
-    Programs: the book's that both compilers built (the OpenGL ones need a display) and benchmarks/semantics/,
-    small programs of this repository's own for semantic classes (half precision, graph memory)."""
+# Every GPU architecture option a build names replaced by the lent GPU's, then the compiler: nvcc for the
+# original, cassc for the translation (Makefiles ask for sm_13 or sm_20, or for none).
+DEVICE_NVCC = """#!/bin/bash
+args=(); skip=0
+for a in "$@"; do
+  if [ $skip = 1 ]; then skip=0; continue; fi
+  case "$a" in
+    -arch|--gpu-architecture|-code|--gpu-code|-gencode|--generate-code) skip=1 ;;
+    -arch=*|--gpu-architecture=*|-code=*|--gpu-code=*|-gencode=*|--generate-code=*) ;;
+    *) args+=("$a") ;;
+  esac
+done
+exec {compiler} -arch={arch} "${{args[@]}}"
+"""
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """An NVIDIA toolkit an original is built with: nvcc 13 here, or an older one where the program uses API
+    CUDA 13 removed (texture references went in CUDA 12, `cudaThread*` and `cudaDeviceProp::clockRate` in 13)."""
+    root: Path
+
+    @property
+    def nvcc(self) -> Path:
+        return self.root / "bin" / "nvcc"
+
+    @property
+    def release(self) -> str:
+        printed = subprocess.run([str(self.nvcc), "--version"], capture_output=True, text=True).stdout
+        match = re.search(r"release (\d+\.\d+)", printed)
+        return f"nvcc {match.group(1) if match else '?'}"
+
+
+def device_toolkit(directory: Path, compiler: str, toolkit: Toolkit, driver_stub: Path | None,
+                   libraries: Path | None) -> Path:
+    """A toolkit directory whose bin/nvcc is `compiler` for the lent GPU's architecture, with `toolkit`'s
+    headers and libraries (and the driver library's link stub, which a program linking -lcuda needs here).
+    `libraries` (include/, lib/: NVIDIA's cuBLAS and cuFFT wheels) come before the toolkit's own: the GPU
+    machine has the driver only, and an older toolkit's cuBLAS is too large to carry there."""
     import hecbench_verify as verify
-    carry: Path = args.carry
-    cassc = load(args.state, "book", "cassc")
-    nvcc = load(args.state, "book", "nvcc")
+    shutil.rmtree(directory, ignore_errors=True)
+    (directory / "bin").mkdir(parents=True)
+    (directory / "lib64").mkdir()
+    nvcc = directory / "bin" / "nvcc"
+    nvcc.write_text(DEVICE_NVCC.format(compiler=compiler, arch=verify.ARCH))
+    nvcc.chmod(0o755)
+    (directory / "include").mkdir()
+    for kind, own in (("include", "include"), ("lib64", "lib")):
+        if libraries is not None:
+            for item in (libraries / own).iterdir():
+                names = [item.name] + ([f"{item.name.split('.so.')[0]}.so"] if ".so." in item.name else [])
+                for name in names:  # -l<name> finds the unversioned name only; wheels ship the versioned one
+                    (directory / kind / name).unlink(missing_ok=True)
+                    (directory / kind / name).symlink_to(item.resolve())
+        for item in (toolkit.root / kind).resolve().iterdir():
+            if not (directory / kind / item.name).exists() and not (directory / kind / item.name).is_symlink():
+                (directory / kind / item.name).symlink_to(item)
+    if driver_stub is not None and not (directory / "lib64" / "libcuda.so").exists():
+        (directory / "lib64" / "libcuda.so").symlink_to(driver_stub)
+    return directory
+
+
+def device_programs(corpus: str, root: Path, state: Path) -> dict[str, tuple[str, str, RunSpec]]:
+    """name -> (the build's program name, the executable relative to the run directory, how it runs), for the
+    programs with an input whose gfx1100 build (where the state records one) succeeded."""
+    import corpus_inputs as inputs
+    failed = {p for p, e in load(state, corpus, "cassc").items() if not e["build"]["ok"]}
+    programs: dict[str, tuple[str, str, RunSpec]] = {}
+    if corpus == "semantics":  # this repository's own programs for semantic classes (half precision, graph memory)
+        return {s.stem: (s.stem, s.stem, inputs.RunSpec(".", "")) for s in sorted(root.glob("*.cu"))}
+    if corpus == "rodinia":
+        for directory, executables in inputs.RODINIA.items():
+            for executable, spec in executables.items():
+                name = directory if len(executables) == 1 else f"{directory}/{executable}"
+                programs[name] = (directory, executable, spec)
+    elif corpus == "parboil":
+        for program in parboil_programs(root):
+            programs[program] = (program, f"{program.split('/')[0]}.x",
+                                 inputs.parboil_run(program))
+    elif corpus == "book":
+        for program in book_programs(root):
+            if not BOOK_GL_HELPERS.search((root / f"{program}.cu").read_text(errors="replace")):
+                programs[program] = (program, Path(program).name, inputs.RunSpec(str(Path(program).parent), ""))
+    elif corpus == "shoc":
+        for program in shoc_programs(root):
+            programs[program] = (program, Path(program).name,
+                                 inputs.RunSpec(f"src/cuda/{Path(program).parent}", "-s 1"))
+    return {name: entry for name, entry in programs.items() if entry[0] not in failed}
+
+
+def built_executable(corpus: str, program: str, executable: str, spec: RunSpec) -> Path:
+    """Where a build leaves the program, relative to its tree."""
+    if corpus == "parboil":
+        benchmark, version = program.split("/")
+        return Path("benchmarks") / benchmark / "build" / f"{version}_default" / f"{benchmark}.x"
+    return Path(spec.directory) / executable
+
+
+class SuiteBuilds:
+    """SHOC's builds, one configure and one make for the whole suite: the first program asked for under a
+    toolkit builds the suite in a tree of its own, the others are read from it."""
+
+    def __init__(self, root: Path, scratch: Path, programs: list[str]) -> None:
+        self.root, self.scratch, self.programs = root, scratch, programs
+        self.builds: dict[str, tuple[Path, dict[str, Build]]] = {}
+        self.tree = root
+
+    def __call__(self, _tree: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+        key = env["CUDA_PATH"]
+        if key not in self.builds:
+            tree = self.scratch / f"suite-{len(self.builds)}"
+            shutil.copytree(self.root, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+            self.builds[key] = (tree, build_shoc(tree, self.programs, env, timeout))
+        self.tree, builds = self.builds[key]
+        return builds[program]
+
+
+def prepare_device(args: argparse.Namespace) -> None:
+    """The carry folder for the GPU machine, built here, one corpus per call (manifest.json accumulates):
+    each program as its users build it, twice, through a toolkit whose nvcc asks for the lent GPU
+    (device_toolkit): the original with NVIDIA's nvcc, the translation with `cassc --cassc-target=nvidia`
+    (hipified as for gfx1100, then compiled by that same nvcc). The original is built with nvcc 13, else
+    with the first --legacy-cuda toolkit that builds it (API CUDA 13 removed); its translation with the
+    same nvcc. The run trees (corpus_inputs.py's inputs, the executables as NAME.original and
+    NAME.translated) go to DIR/trees/CORPUS, the NVIDIA runtime libraries they load to DIR/lib."""
+    import corpus_inputs as inputs
+    import hecbench_verify as verify
+    carry: Path = args.carry.resolve()
+    corpus: str = args.device_corpus
     root = args.checkout.resolve()
-    sources = {p: root / f"{p}.cu" for p in sorted(nvcc) if cassc.get(p, {}).get("build", {}).get("ok", True)
-               and nvcc[p]["build"]["ok"] and not BOOK_GL_HELPERS.search((root / f"{p}.cu").read_text(errors="replace"))}
-    sources |= {f"semantics/{s.stem}": s for s in sorted(SEMANTICS_PROGRAMS.glob("*.cu"))}
-    shutil.rmtree(carry, ignore_errors=True)
-    (carry / "programs").mkdir(parents=True)
-    for script in ("hecbench_verify.py", "hecbench_build.py"):
+    toolkits = [Toolkit(Path("/usr/local/cuda")), *(Toolkit(Path(p)) for p in args.legacy_cuda)]
+    stubs = [t.root / "lib64" / "stubs" / "libcuda.so" for t in toolkits]
+    driver_stub = next((s.resolve() for s in stubs if s.exists()), None)
+    trees = carry / "trees" / corpus
+    if not args.only:  # --only adds to what an earlier call prepared
+        shutil.rmtree(trees, ignore_errors=True)
+    trees.mkdir(parents=True, exist_ok=True)
+    (carry / "lib").mkdir(exist_ok=True)
+    for script in ("hecbench_verify.py", "hecbench_build.py", "corpus_inputs.py", "corpora_build.py"):
         shutil.copy2(REPO_ROOT / "benchmarks" / script, carry / script)
-    shutil.copy2(Path(__file__), carry / "corpora_build.py")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_"))}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
-    compilers = {"original": [NVCC], "translated": [sys.executable, "-m", "cassc", "--cassc-target=nvidia"]}
-    manifest: dict[str, dict] = {}
-    for name, source in sources.items():
-        result = verify.Result(name)
-        for variant, compiler in compilers.items():
-            output = carry / "programs" / f"{name.replace('/', '__')}.{variant}"
-            ok, log, _ = run_logged([*compiler, f"-arch={verify.ARCH}", "-o", str(output), source.name],
-                                    source.parent, env, verify.BUILD_TIMEOUT_S)
-            result.built[variant] = ok and output.is_file()
-            if not result.built[variant]:
-                result.build_error[variant] = first_error(log)
-        manifest[name] = asdict(result)
-        print(name, result.built, file=sys.stderr, flush=True)
-    (carry / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    print(f"{len(manifest)} programs in {carry}")
+    if corpus == "rodinia":
+        inputs.write_rodinia(trees, args.rodinia_data)
+    elif corpus == "parboil":
+        inputs.write_parboil(trees)
+    # One manifest per corpus: corpora may be prepared at the same time into one carry folder.
+    manifest_path = carry / "manifests" / f"{corpus}.json"
+    manifest_path.parent.mkdir(exist_ok=True)
+    manifest: dict[str, dict] = json.loads(manifest_path.read_text()) if args.only and manifest_path.is_file() else {}
+    programs = device_programs(corpus, root, args.state)
+    if args.only:
+        programs = {n: e for n, e in programs.items() if re.search(args.only, n)}
+    with tempfile.TemporaryDirectory(prefix=f"corpora-device-{corpus}-") as scratch:
+        tree = Path(scratch) / "tree"
+        shutil.copytree(root, tree, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("NVCC_", "CASSC_", "MAKEFLAGS", "MFLAGS"))}
+        base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+        base["CASSC_CACHE_DIR"] = str(Path(scratch) / "cassc-cache")
+        cassc = f"{sys.executable} -m cassc --cassc-target=nvidia"
+
+        def environment_for(variant: str, toolkit: Toolkit) -> dict[str, str]:
+            compiler = str(toolkit.nvcc) if variant == "original" else cassc
+            wrapper = device_toolkit(Path(scratch) / f"{variant}-{toolkits.index(toolkit)}", compiler, toolkit,
+                                     driver_stub, args.cuda_libraries)
+            env = {**base, "CUDA_PATH": str(wrapper), "CUDA_HOME": str(wrapper),
+                   "PATH": f"{wrapper / 'bin'}{os.pathsep}{base['PATH']}"}
+            if driver_stub is not None:  # where a machine with NVIDIA's driver has libcuda.so: the linker's own path
+                driver = Path(scratch) / "driver"
+                if not driver.is_dir():
+                    driver.mkdir()
+                    (driver / "libcuda.so").symlink_to(driver_stub)
+                env["LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(driver), base.get("LIBRARY_PATH")]))
+            if variant == "translated":
+                env["CASSC_NVCC"] = str(toolkit.nvcc)
+            return env
+
+        builder = {"parboil": build_parboil, "book": build_book, "semantics": build_book, "rodinia": build_rodinia,
+                   "shoc": SuiteBuilds(root, Path(scratch), [p for p, _, _ in programs.values()])}[corpus]
+        nvcc_record = load(args.state, corpus, "nvcc")
+        for name, (program, executable, spec) in programs.items():
+            result = verify.Result(f"{corpus}/{name}")
+            built: dict[str, Build] = {}
+            for toolkit in toolkits:
+                # The corpus build's record says nvcc 13 stops on removed API: the original needs an older toolkit.
+                record = nvcc_record.get(program, {}).get("build", {})
+                if toolkit is toolkits[0] and len(toolkits) > 1 and not record.get("ok", True) \
+                        and REMOVED_FROM_CUDA.search(record.get("log_tail", "")):
+                    continue
+                built = {}
+                for variant in ("original", "translated"):
+                    built[variant] = builder(tree, program, environment_for(variant, toolkit), verify.BUILD_TIMEOUT_S)
+                    made = (builder.tree if isinstance(builder, SuiteBuilds) else tree) / \
+                        built_executable(corpus, program, executable, spec)
+                    if not built[variant].ok or not made.is_file():
+                        break
+                    target = trees / spec.directory / f"{executable}.{variant}"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(made, target)
+                    copy_runtime_libraries(made, toolkits, carry / "lib", [args.cuda_libraries / "lib"]
+                                           if args.cuda_libraries else [])
+                    made.unlink()
+                if built["original"].ok:
+                    break
+            for variant, build in built.items():
+                result.built[variant] = build.ok
+                if not build.ok:
+                    result.build_error[variant] = build.first_error
+            (trees / spec.directory).mkdir(parents=True, exist_ok=True)
+            # What a Rodinia program reads from its own directory (nn's filelist_4): the files that are not sources.
+            for file in (root / spec.directory).glob("*") if corpus == "rodinia" else ():
+                if file.is_file() and file.stat().st_size < 1_000_000 and file.suffix not in (".c", ".cu", ".h", ".o"):
+                    shutil.copy2(file, trees / spec.directory / file.name)
+            manifest[result.name] = {"result": asdict(result), "toolkit": toolkit.release, "corpus": corpus,
+                                     "directory": f"{corpus}/{spec.directory}", "executable": executable,
+                                     "args": spec.args, "shows": list(spec.shows)}
+            print(result.name, toolkit.release, result.built, result.build_error, file=sys.stderr, flush=True)
+            manifest_path.write_text(json.dumps(manifest, indent=1))
+    print(f"{len(manifest)} {corpus} programs in {carry}")
+
+
+def read_manifests(carry: Path) -> dict[str, dict]:
+    return {name: entry for path in sorted((carry / "manifests").glob("*.json"))
+            for name, entry in json.loads(path.read_text()).items()}
+
+
+def copy_runtime_libraries(executable: Path, toolkits: list[Toolkit], destination: Path, extra: list[Path]) -> None:
+    """The NVIDIA libraries `executable` loads from a toolkit (the GPU machine has the driver and CUDA 13's own
+    libraries in /usr/local/cuda/lib64; an older runtime is carried, cuBLAS and cuFFT are too large)."""
+    listed = subprocess.run(["ldd", str(executable)], capture_output=True, text=True).stdout
+    directories = [(t.root / "lib64").resolve() for t in toolkits] + [d.resolve() for d in extra]
+    for match in re.finditer(r"^\s*(\S+) => (\S+)", listed, re.MULTILINE):
+        name, found = match.groups()
+        candidates = [d / name for d in directories if (d / name).exists()]
+        if candidates and (found == "not" or Path(found).resolve().parent in directories) \
+                and not (destination / name).exists() and not name.startswith("libcuda.so"):
+            if candidates[0].stat().st_size > CARRIED_LIBRARY_LIMIT:
+                print(f"{executable.name}: {name} not carried (too large); the GPU machine's CUDA must have it",
+                      file=sys.stderr)
+                continue
+            shutil.copy2(candidates[0].resolve(), destination / name)
 
 
 def device(args: argparse.Namespace) -> None:
-    """On the GPU machine: each prepared pair run alternately as hecbench_verify.py runs HeCBench's (up to
-    three runs each, the originals in different seconds); OUT/results.json in its Result form."""
+    """On the GPU machine: a run tree per variant (the carried trees, each executable under its own name), then
+    each program's pair run alternately as hecbench_verify.py runs HeCBench's (up to three runs each, the
+    originals in different seconds), --jobs programs at a time, none started after --deadline-s;
+    OUT/results.json in its Result form."""
     import hecbench_verify as verify
+    started = time.monotonic()
     carry = args.carry.resolve()
-    programs = carry / "programs"
-    results = {}
-    for name, data in json.loads((carry / "manifest.json").read_text()).items():
-        result = verify.result_from_json(data)
-        stem = name.replace("/", "__")
-        if all(result.built.values()):
-            result.runs = verify.alternate_runs(lambda variant: verify.run_once(f"./{stem}.{variant}", programs,
-                                                                                dict(os.environ)))
-        results[name] = result
-        print(name, {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
-        args.out.mkdir(parents=True, exist_ok=True)
-        verify.write_results([args.out / "results.json"], results)
+    work = args.work.resolve()
+    manifest = read_manifests(carry)
+    trees = carry / "trees"
+    if not trees.is_dir():  # carried as trees.tar.xz (`tar -cJf trees.tar.xz trees`): unpacked, over the carry limit
+        shutil.rmtree(work / "trees", ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-xJf", str(carry / "trees.tar.xz"), "-C", str(work)], check=True)
+        trees = work / "trees"
+    for variant, other in (("original", "translated"), ("translated", "original")):
+        shutil.rmtree(work / variant, ignore_errors=True)
+        shutil.copytree(trees, work / variant, symlinks=True)
+        for executable in (work / variant).rglob(f"*.{variant}"):
+            executable.rename(executable.with_suffix(""))
+        for executable in (work / variant).rglob(f"*.{other}"):
+            executable.unlink()
+    env = {**os.environ, "LD_LIBRARY_PATH": os.pathsep.join(filter(None, [str(carry / "lib"), "/usr/local/cuda/lib64",
+                                                                          os.environ.get("LD_LIBRARY_PATH")]))}
+    results = {name: verify.result_from_json(entry["result"]) for name, entry in manifest.items()}
+    lock = threading.Lock()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def run(name: str) -> None:
+        entry, result = manifest[name], results[name]
+        if not all(result.built.get(v) for v in ("original", "translated")) \
+                or time.monotonic() - started > args.deadline_s:
+            return
+        shows = " ".join(shlex.quote(s) for s in entry["shows"])
+        result.command = f"./{entry['executable']} {entry['args']}"
+        command = result.command + (f"; status=$?; python3 {carry / 'corpus_inputs.py'} show {shows}; exit $status"
+                                    if shows else "")
+        result.runs = verify.alternate_runs(
+            lambda variant: verify.run_once(command, work / variant / entry["directory"], env, args.run_limit_s),
+            lambda: time.monotonic() - started <= args.deadline_s, least=verify.RUNS)
+        with lock:
+            print(f"{time.monotonic() - started:6.1f} s {name}",
+                  {v: [r.exit_status for r in rs] for v, rs in result.runs.items()}, flush=True)
+            verify.write_results([args.out / "results.json"], results)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(run, manifest))
+    verify.write_results([args.out / "results.json"], results)
 
 
 def verify_report(args: argparse.Namespace) -> None:
     import hecbench_verify as verify
     results = [verify.result_from_json(r) for r in json.loads(args.checkout.read_text())]
+    manifest = read_manifests(args.carry) if args.carry else {}
     comparisons = [verify.compare(r, None) for r in results]
-    comparable = [c for c in comparisons if c.status in ("matched", "mismatch")]
-    matched = [c for c in comparable if c.status == "matched"]
+    explanations = json.loads(DEVICE_EXPLANATIONS.read_text()) if DEVICE_EXPLANATIONS.is_file() else {}
     lines = ["", f"## Translated programs on the GPU ({args.gpu}) against their nvcc originals", "",
-             f"- `python benchmarks/corpora_build.py prepare-device BOOK --carry DIR` here (nvcc 13 -arch={verify.ARCH} "
-             f"and `cassc --cassc-target=nvidia -arch={verify.ARCH}`: hipified as for gfx1100, then the same nvcc), "
-             "`device --carry DIR --out OUT` on the lent GPU, `verify-report OUT/results.json`; up to 3 runs each, "
-             "alternately, each original run in a new wall-clock second; compared as hecbench_verify.py compares "
-             "(timing lines and lines that vary among the originals' own runs left out, numbers within 1e-3)",
-             "- programs: the book's that both compilers build (not the OpenGL ones: no display), and "
-             "benchmarks/semantics/ (this repository's own: half-precision conversions and arithmetic, a clock-seeded "
-             "half dot product, graph memory nodes). Parboil: its data sets are not in its repository, so no program "
-             "runs; SHOC: nvcc 13 builds none of its programs (removed API), so there is no original to compare with",
-             f"- matched {len(matched)} of {len(comparable)} comparable "
-             f"({100 * len(matched) / max(1, len(comparable)):.0f}%)", "",
-             "| program | status | first difference | time ratio |", "|---|---|---|---|"]
-    lines += [f"| {c.name} | {c.status} | `{c.first_difference[:160].replace('|', '/')}` | "
-              f"{'' if c.ratio is None else f'{c.ratio:.2f}'} |" for c in comparisons]
+             f"- date: {dt.date.today().isoformat()}",
+             "- `python benchmarks/corpora_build.py prepare-device CHECKOUT --device-corpus CORPUS --carry DIR "
+             "--legacy-cuda /work/corpora/cuda-11.8 [--rodinia-data GIT_DIR]` here for each corpus, `device --carry DIR "
+             "--out OUT` on the lent GPU (programs run concurrently), `verify-report "
+             "OUT/results.json --carry DIR`",
+             f"- each program built as its users build it, twice, every GPU architecture option replaced by "
+             f"-arch={verify.ARCH}: the original with NVIDIA's nvcc 13, or where nvcc 13 cannot build it (API CUDA "
+             "removed), with the newest toolkit here that can (CUDA 11.8: Debian 12's nvidia-cuda-toolkit, unpacked; "
+             "NVIDIA's PyPI wheels before CUDA 13 carry no nvcc); the translation with `cassc --cassc-target=nvidia` "
+             "(hipified as for gfx1100) and that same nvcc",
+             "- inputs: benchmarks/corpus_inputs.py (Rodinia's data from a public copy of its data directory, "
+             "Parboil's data sets generated in their readers' formats with a fixed seed); the files a program writes "
+             "as its result are printed after it and compared as output",
+             "- up to 3 runs each, alternately, each original run in a new wall-clock second; compared as "
+             "hecbench_verify.py compares (timing lines and lines that vary among the originals' own runs left out, "
+             "numbers within 1e-3)", ""]
+    for corpus in dict.fromkeys(c.name.split("/")[0] for c in comparisons):
+        mine = [c for c in comparisons if c.name.split("/")[0] == corpus]
+        comparable = [c for c in mine if c.status in ("matched", "mismatch")]
+        matched = [c for c in comparable if c.status == "matched"]
+        lines.append(f"- **{corpus}**: matched {len(matched)} of {len(comparable)} comparable "
+                     f"({100 * len(matched) / max(1, len(comparable)):.0f}%; {len(mine)} programs with an input)")
+    lines += ["", "| program | original built by | status | first difference | time ratio | explanation |",
+              "|---|---|---|---|---|---|"]
+    lines += [f"| {c.name} | {manifest.get(c.name, {}).get('toolkit', '')} | {c.status} | "
+              f"`{c.first_difference[:160].replace('|', '/').replace('`', '')}` | "
+              f"{'' if c.ratio is None else f'{c.ratio:.2f}'} | {explanations.get(c.name, '')} |" for c in comparisons]
     args.state.mkdir(parents=True, exist_ok=True)
-    (args.state / "book-verify.md").write_text("\n".join(lines) + "\n")
+    (args.state / "device-verify.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", choices=[*CORPORA, "report", "prepare-device", "device", "verify-report"],
-                        help="a corpus to build; report; prepare-device BOOK --carry DIR; device --carry DIR --out OUT "
-                             "(on the GPU machine); verify-report RESULTS.json")
+                        help="a corpus to build; report; prepare-device CHECKOUT --device-corpus CORPUS --carry DIR; "
+                             "device --carry DIR --out OUT (on the GPU machine); verify-report RESULTS.json")
     parser.add_argument("checkout", type=Path, nargs="?")
     parser.add_argument("--cassc", default=str(REPO_ROOT / ".venv" / "bin" / "cassc"))
     parser.add_argument("--variants", default="nvcc,cassc")
@@ -514,6 +776,17 @@ def main() -> None:
     parser.add_argument("--gpu", default="H100", help="the GPU the device step ran on, for the report")
     parser.add_argument("--carry", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--device-corpus", choices=[*CORPORA, "semantics"], default="book",
+                        help="prepare-device: the corpus CHECKOUT holds (semantics: benchmarks/semantics/)")
+    parser.add_argument("--legacy-cuda", type=Path, action="append", default=[],
+                        help="prepare-device: an older NVIDIA toolkit (bin/nvcc, include/, lib64/) for originals "
+                             "nvcc 13 cannot build; tried in the order given")
+    parser.add_argument("--rodinia-data", type=Path, help="prepare-device: a git directory of "
+                        "github.com/Munksgaard/rodinia (corpus_inputs.py)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/corpora-device"), help="device: the run trees")
+    parser.add_argument("--jobs", type=int, default=8, help="device: programs run at a time")
+    parser.add_argument("--deadline-s", type=float, default=240.0, help="device: no program starts after this")
+    parser.add_argument("--run-limit-s", type=float, default=20.0, help="device: seconds per run")
     args = parser.parse_args()
     if args.corpus == "report":
         report(args)

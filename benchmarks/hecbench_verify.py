@@ -71,7 +71,7 @@ RELATIVE_TOLERANCE = 1e-3
 TIMING_LINE = re.compile(
     r"\b(times?|timing|elapsed|duration|latency|throughput|bandwidth|speed-?up|performance|perf|"
     r"(?:[GMT]?FLOP/?s|G?FLOPS)(?:/s)?|[GMT]F/s|GB/s|GiB/s|MB/s|ms|msec|us|usec|ns|seconds?|secs?|s/iter|cycles?|clocks?|"
-    r"runtime|wall|execution|overlap|MLUPS|GLUPS|M?bytes/sec|iters?/s|memory usage|FOM|z/s)(?![\w/])"
+    r"runtime|wall|execution|overlap|took|MLUPS|GLUPS|M?bytes/sec|iters?/s|memory usage|FOM|z/s)(?![\w/])"
     r"|(?<=\d) ?s\b(?![\w/])|\(s\)|\b\d{1,2}:\d{2}:\d{2}\b", re.IGNORECASE)
 # A line of only rules and spaces ("─────") between a timing header and its rows.
 RULE_LINE = re.compile(r"[^\w]*")
@@ -286,10 +286,12 @@ def run_pair(benchmark: Benchmark, trees: dict[str, Path], env: dict[str, str], 
                                    lambda: time.monotonic() - started <= deadline_s)
 
 
-def alternate_runs(run_variant: Callable[[str], Run], more: Callable[[], bool] = lambda: True) -> dict[str, list[Run]]:
+def alternate_runs(run_variant: Callable[[str], Run], more: Callable[[], bool] = lambda: True,
+                   least: int = 1) -> dict[str, list[Run]]:
     """Up to RUNS runs of each variant, original first, alternately; one each when the original takes over
-    REPEAT_BELOW_S or `more()` says no, and the translated program not at all when the original's first run
-    fails. Each original run after the first starts in a new second of the wall clock: a program that seeds
+    REPEAT_BELOW_S or `more()` says no (but at least `least` each: with one run of the original, the lines that
+    vary from run to run, its own timings, cannot be told apart), and the translated program not at all when
+    the original's first run fails. Each original run after the first starts in a new second of the wall clock: a program that seeds
     from time(NULL) (CUDA's fp16ScalarProduct sample does) then prints different lines in the original's
     own runs, and the comparison leaves those out, as it should: they are not the translation's."""
     runs: dict[str, list[Run]] = {"original": [], "translated": []}
@@ -303,7 +305,7 @@ def alternate_runs(run_variant: Callable[[str], Run], more: Callable[[], bool] =
             runs[variant].append(run_variant(variant))
             if runs["original"][0].exit_status != 0:
                 return runs
-        if max(r.seconds for r in runs["original"]) > REPEAT_BELOW_S or not more():
+        if len(runs["original"]) >= least and (max(r.seconds for r in runs["original"]) > REPEAT_BELOW_S or not more()):
             break
     return runs
 

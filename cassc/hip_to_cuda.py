@@ -171,11 +171,13 @@ def nvcc_command(nvcc: str, words: Sequence[str], replacements: Mapping[int, str
     """The user's nvcc words with the sources at `replacements`' positions swapped for their mirrors,
     after the set and the mirror include dirs. With no source to translate (a link), the words alone.
     nvcc includes cuda_runtime.h in CUDA sources only, so the set's pre-include goes with `cuda_sources`:
-    a C++ file nvcc hands to the host compiler may declare its own uchar4."""
+    a C++ file nvcc hands to the host compiler may declare its own uchar4. Such a file gets the names alone
+    (macros, no declarations): hipify renamed CUDA names it declares or calls without a CUDA header (`extern "C"
+    char cufftPlan1d();`, as autoconf's library checks write), and NVIDIA's libraries define only those."""
     replaced = [replacements.get(index, word) for index, word in enumerate(words)]
     if not replacements:
         return [nvcc, *replaced]
-    pre_include = ["-include", str(set_root / PRE_INCLUDE)] if cuda_sources else []
+    pre_include = ["-include", str(set_root / (PRE_INCLUDE if cuda_sources else NAMES_HEADER))]
     return [nvcc, f"-I{set_root}", *[f"-I{d}" for d in include_dirs], *pre_include, *replaced]
 
 

@@ -31,8 +31,19 @@ def test_times_in_seconds_clock_readings_and_rates_per_second_are_timing_lines()
     output = ("done in 1.523049 s for 1 iterations (1.523049 s by iteration)\npselect = 0.000416 (s)\n"
               "MCMD started on 11-21-2026 at 02:38:55\nAverage TriadFlops 13.445 GFLOPS/s\nGF/s (device): 3.714\n"
               "Kernel          Avg(ms)    BW(GB/s)\n─────────────\nbase   0.381  2111.1\n─────────────\n"
-              "3 particles\nerror 1.5e-3s\n")
+              "3 particles\nerror 1.5e-3s\nTree transformation took 0.002844\n")
     assert verify.comparable_lines(output) == ["3 particles"]
+
+
+def test_a_slow_original_still_runs_the_least_number_of_times_asked_for() -> None:
+    calls: list[str] = []
+
+    def run(variant: str):
+        calls.append(variant)
+        return verify.Run(0, verify.REPEAT_BELOW_S + 1, "IO : 0.02\n")
+
+    assert [len(r) for r in verify.alternate_runs(run).values()] == [1, 1]
+    assert [len(r) for r in verify.alternate_runs(run, least=2).values()] == [2, 2]
 
 
 def test_numbers_compare_within_the_tolerance_and_varying_lines_are_left_out() -> None:

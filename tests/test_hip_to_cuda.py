@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,16 @@ def test_a_cpp_file_gets_no_cuda_types_it_did_not_include(cassc, tmp_path: Path)
                                       "int channels(uchar4 pixel) { return pixel.x + pixel.w; }\n")
     cassc("--cassc-target=nvidia", "-arch=sm_90", "-c", "reference.cpp", "-o", "reference.o", env={"CASSC_NVCC": NVCC})
     assert (tmp_path / "reference.o").is_file()
+
+
+@needs_nvcc
+def test_a_cpp_file_that_declares_a_cuda_library_function_itself_calls_it_by_its_cuda_name(cassc, tmp_path: Path) -> None:
+    # autoconf's AC_CHECK_LIB([cufft], [cufftPlan1d]) compiles this with CXX=nvcc: hipify renames the
+    # declaration (hipfftPlan1d), which NVIDIA's cuFFT does not define.
+    write(tmp_path / "conftest.cpp", 'extern "C" char cufftPlan1d();\nint main() { return cufftPlan1d(); }\n')
+    cassc("--cassc-target=nvidia", "-arch=sm_90", "-c", "conftest.cpp", "-o", "conftest.o", env={"CASSC_NVCC": NVCC})
+    symbols = subprocess.run(["nm", "-u", str(tmp_path / "conftest.o")], capture_output=True, text=True).stdout
+    assert "cufftPlan1d" in symbols.split() and "hipfftPlan1d" not in symbols
 
 
 def test_interop_headers_are_included_only_with_the_library_they_need() -> None:
