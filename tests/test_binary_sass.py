@@ -706,3 +706,62 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
         assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
     else:
         assert translation.kernels == [] and "the model's answer was not used: " in translation.failures["_Z1ki"]
+
+
+UNROLLED = r"""
+__global__ void strided(int n, const float *x, float *y) {
+  int index = blockIdx.x * blockDim.x + threadIdx.x, stride = blockDim.x * gridDim.x;
+  for (int i = index; i < n; i += stride) y[i] += x[i];
+}
+__global__ void rows(const float *a, float *out, int n) {
+  float s = 0.f;
+  for (int j = 0; j < n; j++) s += a[threadIdx.x * n + j];
+  out[threadIdx.x] = s;
+}
+"""
+
+
+def runtime_unrolled_sum(trips: int, read_after: bool = False) -> list[str]:
+    """NVVM's prologue shape (a remainder loop, then the guard, then 4 copies) summing 1..trips into R9;
+    `read_after`: the remainder count is also kept (in R7), so it must stay as it is."""
+    return [mov("R2", trips - 1), "MOV R9, RZ", "MOV R3, 0x1", "MOV R7, RZ", mov("R5", trips),
+            "IADD3 R4, R2, 0x1, RZ", "ISETP.GE.U32.AND P1, PT, R2, 0x3, PT",
+            "LOP3.LUT P0, R4, R4, 0x3, RZ, 0xc0, !PT", *(["MOV R7, R4"] if read_after else []),
+            "@!P0 BRA `(.L_x_1)", "IMAD.MOV.U32 R2, RZ, RZ, R4",
+            ".L_x_2:", "IADD3 R9, R9, R3, RZ", "IADD3 R3, R3, 0x1, RZ", "IADD3 R2, R2, -0x1, RZ",
+            "ISETP.NE.AND P0, PT, R2, RZ, PT", "@P0 BRA `(.L_x_2)",
+            ".L_x_1:", "@!P1 BRA `(.L_x_3)",
+            ".L_x_4:", *["IADD3 R9, R9, R3, RZ", "IADD3 R3, R3, 0x1, RZ"] * 4,
+            "ISETP.LE.U32.AND P2, PT, R3, R5, PT", "@P2 BRA `(.L_x_4)", ".L_x_3:"]
+
+
+@pytest.mark.parametrize("trips", [1, 3, 4, 5, 11])
+def test_a_runtime_unrolled_loop_runs_its_remainder_loop_alone(trips: int) -> None:
+    from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
+
+    lines = runtime_unrolled_sum(trips)
+    assert evaluate(lines, ["R9"]) == [trips * (trips + 1) // 2]
+    rolled = reroll_runtime_unrolled_loops(kernel_of(lines).instructions)
+    texts = [(i.opcode, i.guard, i.operands) for i in rolled]
+    assert [t for t in texts if t[0] == "LOP3"][0][2][3] == Immediate("0xffffffff")  # c = tc
+    assert next(i for i in rolled if i.opcode == "BRA" and i.operands[-1].label == ".L_x_3").guard is None
+    kept = runtime_unrolled_sum(trips, read_after=True)  # the count read elsewhere: left as it is
+    assert reroll_runtime_unrolled_loops(kernel_of(kept).instructions) == kernel_of(kept).instructions
+    assert evaluate(kept, ["R9", "R7"]) == [trips * (trips + 1) // 2, trips % 4]
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_nvcc_runtime_unrolled_loops_are_rolled_back_on_every_arch(tmp_path: Path, arch: int) -> None:
+    from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
+
+    write(tmp_path / "unrolled.cu", UNROLLED)
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "unrolled.cu", "-o", "u.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "u.cubin").read_bytes(), arch)
+    for kernel in kernels:  # each loop's remainder count becomes the whole trip count
+        rolled = reroll_runtime_unrolled_loops(kernel.instructions)
+        assert any(Immediate("0xffffffff") in i.operands for i in rolled), kernel.name
+    ir, names, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert not failures
+    optimized = str(optimized_module(ir, AMDGPU))
+    assert optimized.count("load float, ptr addrspace(1)") <= 2 * len(kernels)  # one copy of each body: no 4x

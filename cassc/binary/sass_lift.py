@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
@@ -78,7 +79,7 @@ def _parameter_align(offset: int, size: int) -> int:
 class SassLifter(Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
-        self.kernel = kernel
+        self.kernel = replace(kernel, instructions=reroll_runtime_unrolled_loops(kernel.instructions))
         self.ordinal = ordinal  # the kernel's place in its module: names its shared memory
         self.current: SassInstruction | None = None
         self.slots: dict[str, str] = {}  # register name -> its slot
