@@ -43,6 +43,21 @@ def _immediate(operand: object, value: int) -> bool:
         return False
 
 
+def _added(i: SassInstruction, amount: int) -> Register | None:
+    """Rs, where `i` (unguarded) is Rd = Rs + amount: `IADD3 Rd, Rs, imm, RZ` or (sm_90) `VIADD Rd, Rs, imm`."""
+    if i.guard is not None or len(i.operands) < 3 or not isinstance(i.operands[1], Register) or i.modifiers:
+        return None
+    if not (i.opcode == "VIADD" or (i.opcode == "IADD3" and len(i.operands) == 4 and isinstance(i.operands[3], Register)
+                                    and i.operands[3].is_zero)):
+        return None
+    operand = i.operands[2]
+    try:
+        value = operand.integer() if isinstance(operand, Immediate) and operand.is_hex else None
+    except ValueError:
+        return None
+    return i.operands[1] if value is not None and (value - amount) % (1 << 32) == 0 else None
+
+
 def _name(i: SassInstruction) -> str:
     return ".".join((i.opcode, *i.modifiers))
 
@@ -112,9 +127,7 @@ def _countdown(code: list[SassInstruction], start: int, counter: Register) -> tu
                 continue
             body = code[top:j]
             for register in counters:
-                decrement = any(x.opcode == "IADD3" and x.guard is None and _same(x.operands[0], register)
-                                and _same(x.operands[1], register) and _immediate(x.operands[2], -1)
-                                for x in body)
+                decrement = any(_same(x.operands[0], register) and _same(_added(x, -1), register) for x in body)
                 test = _definition(code, j, Register(i.guard.kind, i.guard.index))  # type: ignore[arg-type]
                 if decrement and test is not None and code[test].opcode == "ISETP" and code[test].has("NE") \
                         and _same(code[test].operands[2], register) and isinstance(code[test].operands[3], Register) \
@@ -154,9 +167,8 @@ def _shape(code: list[SassInstruction], index: int, flag: Register | None, count
     # btc: tc - 1 made from tc, or tc made as btc + 1, in the `and`'s block
     made = _definition(code, index, total)
     btc = None
-    if made is not None and code[made].opcode == "IADD3" and _immediate(code[made].operands[2], 1) \
-            and isinstance(code[made].operands[1], Register) and code[made].operands[3] == Register("R", None):
-        btc = code[made].operands[1]
+    if made is not None:
+        btc = _added(code[made], 1)
     # the comparison btc >= U-1 in the `and`'s block, before or after it
     first = index
     while first > 0 and not code[first].labels and code[first - 1].opcode not in ("BRA", "EXIT"):
@@ -170,8 +182,7 @@ def _shape(code: list[SassInstruction], index: int, flag: Register | None, count
         if x.opcode == "ISETP" and x.has("GE") and x.has("U32") and x.has("AND") and x.guard is None \
                 and len(x.operands) >= 5 and _immediate(x.operands[3], unit) and isinstance(x.operands[2], Register):
             minus_one = _definition(code, j, x.operands[2])
-            from_total = minus_one is not None and code[minus_one].opcode == "IADD3" \
-                and _same(code[minus_one].operands[1], total) and _immediate(code[minus_one].operands[2], -1)
+            from_total = minus_one is not None and _same(_added(code[minus_one], -1), total)
             if (btc is not None and _same(x.operands[2], btc)) or from_total:
                 compare = j
     if compare is None:
@@ -220,10 +231,11 @@ def _allowed_reads(code: list[SassInstruction], span: range, counter: Register, 
             zero_test = i.opcode == "ISETP" and i.has("NE") and _same(i.operands[2], counter) and \
                 isinstance(i.operands[3], Register) and i.operands[3].is_zero
             copy = _name(i) in _MOVES and i.guard is None and _same(i.operands[0], loop[1])
-            decrement = i.opcode == "IADD3" and _same(i.operands[0], counter) and _same(i.operands[1], counter) \
-                and _immediate(i.operands[2], -1)
+            decrement = _same(i.operands[0], counter) and _same(_added(i, -1), counter)
             if not (zero_test or copy or decrement):
                 return False
         elif _writes(i, counter) and i.guard is None:
             return True  # c's live range ends (in the listing's order)
+        if j > loop[0] and i.guard is None and i.opcode in ("EXIT", "BRA", "RET"):
+            return True  # past the remainder loop, the path ends: what follows is others' code
     return True
