@@ -1293,6 +1293,36 @@ class SassLifter(Emitter):
         halves = self.value(f"select <2 x i1> {result}, <2 x i16> <i16 {true}, i16 {true}>, <2 x i16> zeroinitializer")
         self.write32(instruction.operands[0], self.value(f"bitcast <2 x i16> {halves} to i32"))
 
+    def op_HSETP2(self, instruction: SassInstruction) -> None:
+        """HSETP2[.BF16_V2].cmp.op p, q, a, b, c (setp.f16x2): p = (a.lo cmp b.lo) op c, q = (a.hi cmp b.hi)
+        op c; with .H_AND both halves' results are and-ed, p takes it and q its inverse (as FSETP's pair)."""
+        ptx_type = self.half_type(instruction)
+        first, second, *sources, combined = [instruction.operands[0], *self.half_operands(instruction)]
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        lanes = self.compare(comparison, ptx_type, a, b)
+        low, high = (self.value(f"extractelement <2 x i1> {lanes}, i32 {lane}") for lane in (0, 1))
+        if instruction.has("H_AND"):
+            self.combine_predicates(instruction, self.value(f"and i1 {low}, {high}"), first, second, combined)
+            return
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(combined)
+        self.set_predicate(first, self.value(f"{operation} i1 {low}, {c}"))
+        if not (isinstance(second, Register) and second.index is None):
+            self.set_predicate(second, self.value(f"{operation} i1 {high}, {c}"))
+
+    def op_HMNMX2(self, instruction: SassInstruction) -> None:
+        """HMNMX2[.BF16_V2][.NAN] d, a, b, p: per half the minimum where p holds, else the maximum (a NaN
+        loses to a number, as FMNMX; .NAN: NaN wins)."""
+        ptx_type = self.half_type(instruction)
+        *sources, which = self.half_operands(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        nan = instruction.has("NAN")
+        low, high = (self.min_max(m, ptx_type, a, b, propagate_nan=nan) for m in ("min", "max"))
+        vector = value_type(ptx_type)
+        chosen = self.value(f"select i1 {self.predicate_operand(which)}, {vector} {low}, {vector} {high}")
+        self.half_result(instruction, chosen, ptx_type)
+
     def op_HADD2(self, instruction: SassInstruction) -> None:
         ptx_type = self.half_type(instruction)
         a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
