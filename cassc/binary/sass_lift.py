@@ -89,6 +89,10 @@ class SassLifter(Emitter):
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
         self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
+        # pure subroutines kept as functions (op_CALL): label -> (function name, the registers it takes and gives)
+        self.callees: dict[str, tuple[str, list[tuple[str, int]]]] = {}
+        self.function_texts: list[str] = []
+        self.returning: list[tuple[str, int]] | None = None  # lifting such a function: what its RET gives back
         # the copies being emitted (op_CALL): (their labels, suffix, return label, code, name, what a CALL.ABS
         # in them names)
         self.inlined: list[tuple[set[str], str, str, list[SassInstruction], str, dict[str, SassFunction]]] = []
@@ -128,6 +132,8 @@ class SassLifter(Emitter):
         never = {j for branch in branches for j in range(branch + 1, self.target_index(branch))}
         self.subroutines = subroutines(self.kernel.instructions)
         inside = {j for region in self.subroutines.values() for j in region}
+        for label, region in self.subroutines.items():
+            self.keep_as_function(label, region)
         for index, instruction in enumerate(self.kernel.instructions):
             if index in never or index in inside:  # subroutines are emitted at each call (op_CALL)
                 continue
@@ -159,7 +165,72 @@ class SassLifter(Emitter):
         if not self.terminated:
             self.emit("ret void")
             self.terminated = True
-        return self.function_text(self.kernel_head(self.kernel.name, signature))
+        return "\n".join([self.function_text(self.kernel_head(self.kernel.name, signature)), *self.function_texts])
+
+    def keep_as_function(self, label: str, region: range) -> None:
+        """A subroutine that only computes registers (CUDA's 64-bit integer division and remainder, the
+        float slow paths...) becomes one function, called where the SASS calls it, as ptxas kept it: it
+        takes and gives back every register it names, so the caller's values pass through it as through
+        the machine's registers; `noinline`, as ptxas did not inline it either. Others are copied per call."""
+        code = self.kernel.instructions
+        body = [code[j] for j in region]
+        pure = all((i.opcode.removeprefix("U") in SPECULATABLE or i.opcode in SPECULATABLE
+                    or i.opcode in ("BRA", "RET", "BSSY", "BSYNC", "NOP")) and i.opcode != "S2R"
+                   and not any(isinstance(o, Constant) for o in i.operands) for i in body)
+        if not pure or sum(i.opcode == "RET" for i in body) == 0:
+            return
+        registers: set[tuple[str, int]] = set()
+        for i in body:
+            span = 4 if i.has("128") else 2
+            for operand in i.operands:
+                for register in (operand, getattr(operand, "base", None), getattr(operand, "uniform", None)):
+                    if isinstance(register, Register) and register.index is not None and register.kind in ("R", "UR", "P", "UP"):
+                        extra = span if register.kind in ("R", "UR") else 1
+                        registers |= {(register.kind, register.index + k) for k in range(extra)
+                                      if register.kind not in ("R", "UR") or register.index + k < 255}
+            if i.guard is not None and i.guard.index is not None:
+                registers.add((i.guard.kind, i.guard.index))
+        ordered = sorted(registers)
+        name = f"{self.kernel.name}.{label}"
+        self.callees[label] = (name, ordered)
+        callee = SassLifter(self.kernel, self.target, self.ordinal)
+        callee.returning = ordered
+        callee.subroutines = self.subroutines
+        types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in ordered]
+        for (kind, index), llvm_type in zip(ordered, types):
+            pointer, _ = callee.slot_of(kind, index)
+            callee.allocas.append(f"  store {llvm_type} %in.{kind}{index}, {callee.alloca_ptr()} {pointer}")
+        sites = {after.address for before, after in zip(code, code[1:]) if before.opcode == "CALL"}
+        for j in region:
+            for own in code[j].labels:
+                callee.place_label(callee.label(own))
+            if code[j].address in sites:
+                callee.place_label(callee.return_label(code[j].address))
+            if code[j].opcode == "NOP" or (code[j].opcode == "BRA" and callee.is_self_loop(code[j])):
+                continue
+            callee.current = code[j]
+            callee.instruction(code[j], set())
+        if not callee.terminated:
+            callee.emit("unreachable")
+        parameters = ", ".join(f"{t} %in.{kind}{index}" for (kind, index), t in zip(ordered, types))
+        head = (f"define internal {{ {', '.join(types)} }} @{quote(name)}({parameters}) #2 {{")
+        self.function_texts.append(callee.function_text(head))
+        self.declarations.update(callee.declarations)
+        self.module_globals.update(callee.module_globals)
+
+    def call_function(self, label: str) -> None:
+        """A call of a subroutine kept as a function: the registers it names in, and back."""
+        name, registers = self.callees[label]
+        types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in registers]
+        values = []
+        for (kind, index), llvm_type in zip(registers, types):
+            pointer, _ = self.slot_of(kind, index)
+            values.append(f"{llvm_type} {self.value(f'load {llvm_type}, {self.alloca_ptr()} {pointer}')}")
+        result = self.value(f"call {{ {', '.join(types)} }} @{quote(name)}({', '.join(values)})")
+        for position, ((kind, index), llvm_type) in enumerate(zip(registers, types)):
+            pointer, _ = self.slot_of(kind, index)
+            value = self.value(f"extractvalue {{ {', '.join(types)} }} {result}, {position}")
+            self.emit(f"store {llvm_type} {value}, {self.alloca_ptr()} {pointer}")
 
     def division_operands(self, division: Division) -> tuple[str, str]:
         """(a, b) of a division, read where its remainder is made (which may overwrite either)."""
@@ -1646,6 +1717,9 @@ class SassLifter(Emitter):
             raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code"
                             + (" nor a function of the linked cubins: link the -rdc object that defines it"
                                if instruction.has("ABS") else ""))
+        if not self.inlined and target.label in self.callees:
+            self.call_function(target.label)
+            return
         region = (subroutines(code) if self.inlined else self.subroutines).get(target.label)
         if region is None:
             self.branch(self.label(target.label))
@@ -1687,6 +1761,16 @@ class SassLifter(Emitter):
         register = instruction.operands[0]
         if self.inlined:
             self.branch(self.inlined[-1][2])
+            return
+        if self.returning is not None:  # a subroutine kept as a function: every register it names, back
+            types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in self.returning]
+            aggregate = "poison"
+            for position, ((kind, index), llvm_type) in enumerate(zip(self.returning, types)):
+                pointer, _ = self.slot_of(kind, index)
+                value = self.value(f"load {llvm_type}, {self.alloca_ptr()} {pointer}")
+                aggregate = self.value(f"insertvalue {{ {', '.join(types)} }} {aggregate}, {llvm_type} {value}, {position}")
+            self.emit(f"ret {{ {', '.join(types)} }} {aggregate}")
+            self.terminated = True
             return
         if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
             raise self.fail("a return that is not to a call site")
