@@ -551,6 +551,8 @@ def report(args: argparse.Namespace) -> None:
             # Only a run that finished (exit 0) shows anything: two timeouts or two crashes are not a match.
             if original["rc"] != 0:
                 outcome = f"original did not finish (rc {original['rc']}): not compared"
+            elif trip["rc"] == "not run":  # the device run's deadline came first: nothing to compare
+                outcome = "round trip not run (the device run's deadline): not compared"
             else:
                 same = trip["rc"] == 0 and same_output(original["stdout"], trip["stdout"])
                 outcome = "same output" if same else f"differs (rc {original['rc']} vs {trip['rc']})"
