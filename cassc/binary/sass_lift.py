@@ -175,7 +175,8 @@ class SassLifter(Emitter):
         code = self.kernel.instructions
         body = [code[j] for j in region]
         pure = all((i.opcode.removeprefix("U") in SPECULATABLE or i.opcode in SPECULATABLE
-                    or i.opcode in ("BRA", "RET", "BSSY", "BSYNC", "NOP")) and i.opcode != "S2R"
+                    or i.opcode in ("BRA", "RET", "BSSY", "BSYNC", "NOP"))
+                   and i.opcode not in ("S2R", "P2R", "R2P")  # special registers; the predicates named by none
                    and not any(isinstance(o, Constant) for o in i.operands) for i in body)
         if not pure or sum(i.opcode == "RET" for i in body) == 0:
             return
