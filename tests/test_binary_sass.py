@@ -783,3 +783,10 @@ def test_nvcc_runtime_unrolled_loops_are_rolled_back_on_every_arch(tmp_path: Pat
     assert not failures
     optimized = str(optimized_module(ir, AMDGPU))
     assert optimized.count("load float, ptr addrspace(1)") <= 2 * len(kernels)  # one copy of each body: no 4x
+
+
+def test_a_double_atomic_add_adds_a_double_pair() -> None:
+    lines = ["MOV R4, 0x1000", "MOV R5, RZ", "MOV R2, RZ", "MOV R3, 0x3ff80000",
+             "RED.E.ADD.F64.RN.STRONG.GPU [R4.64], R2", "ATOMG.E.ADD.F64.RN.STRONG.GPU PT, R6, [R4.64], R2", "EXIT"]
+    ir = lift_sass_kernels([kernel_of(lines)], AMDGPU, data_layout(AMDGPU))[0]
+    assert ir.count("atomicrmw fadd ptr addrspace(1)") == 2 and ir.count(", double ") >= 2 and ", float " not in ir

@@ -1518,7 +1518,7 @@ class SassLifter(Emitter):
             operands.pop(0)
         destination = operands.pop(0) if returns else None
         address = operands.pop(0)
-        wide = instruction.has("64")
+        wide = instruction.has("64", "F64")  # RED.E.ADD.F64: a double (its width named only by the type)
         floating = instruction.has("F32", "F64")
         signed = instruction.has("S32", "S64")
         ptx_type = ("f" if floating else "s" if signed else "u") + ("64" if wide else "32")
