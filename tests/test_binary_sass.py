@@ -238,6 +238,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
       "HSETP2.GEU.AND P2, PT, |R21|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT",
       "SEL R2, 0x1, RZ, P2", "HSETP2.GT.H_AND P3, P4, R20, 1.5, 1.5, PT", "SEL R3, 0x1, RZ, P3", "SEL R4, 0x1, RZ, P4"],
      ["R0", "R1", "R2", "R3", "R4"], [1, 0, 1, 0, 1]),
+    (["MOV R7, 0xffffffff", "I2F.F16 R0, 0x1", "I2F.F16 R1, R10", "I2F.F16.U32 R2, 0x3"], ["R0", "R2"],
+     [0x3C00, 0x4200]),
     (["MOV R20, 0x3c004000", "MOV R21, 0xbc00", "MOV R22, 0x3f804000", "MOV R23, 0x40003f80",
       "HMNMX2 R0, R20, 1.5, 1.5, PT", "HMNMX2 R1, |R21|.H0_H0, R20.H0_H0, !PT", "HMNMX2.BF16_V2 R2, R22, R23, !PT"],
      ["R0", "R1", "R2"], [0x3C003E00, 0x40004000, 0x40004000]),

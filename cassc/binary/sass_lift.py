@@ -1230,6 +1230,9 @@ class SassLifter(Emitter):
             self.write64(operand, self.value(f"bitcast double {value} to i64"))
         elif ptx_type in ("s64", "u64"):
             self.write64(operand, value)
+        elif ptx_type in ("f16", "bf16"):  # a half in the low 16 bits (I2F.F16, F2F.F16.F32), the rest zero
+            bits = self.value(f"bitcast {value_type(ptx_type)} {value} to i16")
+            self.write32(operand, self.value(f"zext i16 {bits} to i32"))
         else:
             bits = int(ptx_type[1:])
             extended = value if bits == 32 else self.value(
