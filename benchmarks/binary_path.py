@@ -60,40 +60,56 @@ PADDING = re.compile(r"^\s+(?:s_nop|s_code_end)\b")
 
 DEVICE_SCRIPT = r'''
 import argparse, json, os, subprocess, sys, time, concurrent.futures as cf
-parser = argparse.ArgumentParser(description="run each packed program as nvcc built it and as round-tripped")
-parser.add_argument("pack")
+parser = argparse.ArgumentParser(description="run each packed program as nvcc built it and, where that finished, "
+                                 "as round-tripped")
+parser.add_argument("packs", nargs="+", help="one or more pack directories (their programs share the GPU)")
 parser.add_argument("out")
 parser.add_argument("--timeout", type=float, default=60, help="seconds per run")
-parser.add_argument("--jobs", type=int, default=8, help="runs at a time (they share the GPU)")
-parser.add_argument("--part", default="1/1", help="I/N: the I-th of N equal shares of the programs")
+parser.add_argument("--jobs", type=int, default=8, help="programs at a time (they share the GPU and the cores)")
+parser.add_argument("--part", default="1/1", help="I/N: the I-th of N equal shares of each pack's programs")
 parser.add_argument("--deadline", type=float, default=500,
                     help="seconds: no run starts later, and none runs past it (recorded as 'not run')")
 args = parser.parse_args()
 start = time.monotonic()
-jobs = json.load(open(os.path.join(args.pack, "jobs.json")))
 index, count = (int(x) for x in args.part.split("/"))
-jobs = jobs[index - 1::count]
-def run(job, variant):
+packs = {pack: json.load(open(os.path.join(pack, "jobs.json")))[index - 1::count] for pack in args.packs}
+def results_file(pack):  # several packs (one per arch, say): each its own file, named by its directory
+    label = os.path.basename(os.path.normpath(pack)) + "-" if len(packs) > 1 else ""
+    return os.path.join(args.out, f"results-{label}{index}-of-{count}.json")
+def run(pack, job, variant):
     left = args.deadline - (time.monotonic() - start)
     if left < 1:
-        return {"rc": "not run", "stdout": "", "stderr": "deadline"}
+        return {"rc": "not run", "stdout": "", "stderr": "deadline", "seconds": 0}
     limit = min(args.timeout, left)
-    directory = os.path.join(args.pack, job["name"])
+    began = time.monotonic()
     try:
-        done = subprocess.run(["./" + variant, *job["args"]], cwd=directory, capture_output=True, text=True,
-                              errors="replace", timeout=limit)
-        return {"rc": done.returncode, "stdout": done.stdout[-20000:], "stderr": done.stderr[-4000:]}
+        done = subprocess.run(["./" + variant, *job["args"]], cwd=os.path.join(pack, job["name"]), capture_output=True,
+                              text=True, errors="replace", timeout=limit)
+        return {"rc": done.returncode, "stdout": done.stdout[-20000:], "stderr": done.stderr[-4000:],
+                "seconds": round(time.monotonic() - began, 1)}
     except subprocess.TimeoutExpired:
-        return {"rc": "timeout" if limit == args.timeout else "not run", "stdout": "", "stderr": f"limit {limit:.0f} s"}
-results = {}
-with cf.ThreadPoolExecutor(args.jobs) as pool:  # a program's two variants one after the other in the queue
-    futures = {pool.submit(run, j, v): (j["name"], v) for j in jobs for v in ("original", "roundtrip")}
+        return {"rc": "timeout" if limit == args.timeout else "not run", "stdout": "", "stderr": f"limit {limit:.0f} s",
+                "seconds": round(time.monotonic() - began, 1)}
+def program(pack, job):
+    # The round trip only where the original finished: a program that cannot be compared spends no GPU time twice.
+    original = run(pack, job, "original")
+    trip = run(pack, job, "roundtrip") if isinstance(original["rc"], int) else \
+        {"rc": "not run", "stdout": "", "stderr": "the original did not finish", "seconds": 0}
+    return {"original": original, "roundtrip": trip}
+results = {pack: {} for pack in packs}
+order = [(pack, jobs[position]) for position in range(max(len(jobs) for jobs in packs.values()))
+         for pack, jobs in packs.items() if position < len(jobs)]  # the packs interleaved: each gets as far
+with cf.ThreadPoolExecutor(args.jobs) as pool:
+    futures = {pool.submit(program, pack, job): (pack, job["name"]) for pack, job in order}
     for future in cf.as_completed(futures):  # saved as they finish: a run cut short keeps what it has
-        name, variant = futures[future]
-        results.setdefault(name, {})[variant] = future.result()
-        json.dump(results, open(os.path.join(args.out, f"results-{index}-of-{count}.json"), "w"))
-print(sum(r["original"]["stdout"] == r["roundtrip"]["stdout"] for r in results.values()), "of", len(results),
-      f"identical outputs (before filtering timing lines), {time.monotonic() - start:.0f} s")
+        pack, name = futures[future]
+        results[pack][name] = future.result()
+        json.dump(results[pack], open(results_file(pack), "w"))
+for pack, runs in results.items():
+    print(pack, sum(r["original"]["rc"] == 0 for r in runs.values()), "of", len(runs), "originals finished,",
+          sum(r["original"]["rc"] == 0 and r["original"]["stdout"] == r["roundtrip"]["stdout"] for r in runs.values()),
+          "identical outputs (before filtering timing lines)")
+print(f"{time.monotonic() - start:.0f} s")
 '''
 # Inputs a program reads: copied into the pack where its run expects them, if they are in HeCBench's tree and
 # small (most large inputs are DVC-tracked archives, absent from a checkout).
@@ -189,6 +205,10 @@ def instruction_counts(code_object: Path) -> dict[str, int]:
             counts[current] = 0
         elif current and re.match(r"^\s+[a-z_0-9]+", line) and "//" in line and not PADDING.search(line):
             counts[current] += 1
+    # A subroutine the SASS route keeps out of line is named after its kernel (KERNEL.$__internal_...): its
+    # instructions count as the kernel's, as the copies at each call did.
+    for name in [n for n in counts if "." in n and n.split(".", 1)[0] in counts]:
+        counts[name.split(".", 1)[0]] += counts.pop(name)
     return counts
 
 
@@ -531,6 +551,8 @@ def report(args: argparse.Namespace) -> None:
             # Only a run that finished (exit 0) shows anything: two timeouts or two crashes are not a match.
             if original["rc"] != 0:
                 outcome = f"original did not finish (rc {original['rc']}): not compared"
+            elif trip["rc"] == "not run":  # the device run's deadline came first: nothing to compare
+                outcome = "round trip not run (the device run's deadline): not compared"
             else:
                 same = trip["rc"] == 0 and same_output(original["stdout"], trip["stdout"])
                 outcome = "same output" if same else f"differs (rc {original['rc']} vs {trip['rc']})"

@@ -139,7 +139,9 @@ def evaluate(lines: list[str], outputs: list[str], arch: int = 80, after: tuple[
     kernel = kernel_of(body, arch)
     ir, _, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
     assert not failures, failures
-    folded = str(optimized_module(ir, AMDGPU))
+    # subroutines kept out of line (noinline, as ptxas kept them) are inlined here, so that everything folds
+    folded = str(optimized_module(ir.replace("attributes #2 = { noinline }", "attributes #2 = { alwaysinline }"),
+                                  AMDGPU))
     stores = {int(address): int(value) for value, address in
               re.findall(r"store i32 (-?\d+), ptr addrspace\(1\) inttoptr \(i64 (\d+)", folded)}
     assert len(stores) == len(outputs), folded
@@ -230,6 +232,17 @@ CASES = [  # (instructions, the registers read back, their expected values)
       "HFMA2 R4, R1.H0_H0, 2, 2, -R1", "HFMA2.BF16_V2 R5, R6, 1, 1, R6"], ["R0", "R2", "R3", "R4", "R5"],
      [0x40004400, bits(1.0), 0x38003C00, 0x42004000, 0x40004000]),
     (["F2FP.PACK_AB R0, R16, R17", "F2FP.BF16.PACK_AB R1, R17, R16"], ["R0", "R1"], [0x3E00C080, 0xC0103FC0]),
+    # packed-half comparisons (each half, or both and-ed with .H_AND) and minimum / maximum, immediates as pairs
+    (["MOV R20, 0x3c004000", "MOV R21, 0xbc00", "HSETP2.GEU.AND P0, P1, R20, 1.5, 1.5, PT", "SEL R0, 0x1, RZ, P0",
+      "SEL R1, 0x1, RZ, P1",
+      "HSETP2.GEU.AND P2, PT, |R21|.reuse.H0_H0, 8.523464202880859375e-06, 8.523464202880859375e-06, PT",
+      "SEL R2, 0x1, RZ, P2", "HSETP2.GT.H_AND P3, P4, R20, 1.5, 1.5, PT", "SEL R3, 0x1, RZ, P3", "SEL R4, 0x1, RZ, P4"],
+     ["R0", "R1", "R2", "R3", "R4"], [1, 0, 1, 0, 1]),
+    (["MOV R7, 0xffffffff", "I2F.F16 R0, 0x1", "I2F.F16 R1, R10", "I2F.F16.U32 R2, 0x3"], ["R0", "R2"],
+     [0x3C00, 0x4200]),
+    (["MOV R20, 0x3c004000", "MOV R21, 0xbc00", "MOV R22, 0x3f804000", "MOV R23, 0x40003f80",
+      "HMNMX2 R0, R20, 1.5, 1.5, PT", "HMNMX2 R1, |R21|.H0_H0, R20.H0_H0, !PT", "HMNMX2.BF16_V2 R2, R22, R23, !PT"],
+     ["R0", "R1", "R2"], [0x3C003E00, 0x40004000, 0x40004000]),
     (["ISETP.NE.AND P0, PT, RZ, RZ, PT", "ISETP.EQ.AND P3, PT, RZ, RZ, PT", "P2R R0, PR, R11, 0xf",
       "R2P PR, R10, 0x3", "SEL R1, 0x1, RZ, P0", "SEL R2, 0x1, RZ, P1", "SEL R3, 0x1, RZ, P3"],
      ["R0", "R1", "R2", "R3"], [(B & ~0xF) | 0x8, 1, 1, 1]),
@@ -427,7 +440,7 @@ def test_a_double_square_root_is_one_correctly_rounded_root(x: float) -> None:
     assert len(double_square_roots(kernel_of([*lines, "EXIT", *slow]).instructions)) == 1
 
 
-def test_a_subroutine_is_copied_to_each_call() -> None:
+def test_a_register_only_subroutine_is_one_function_and_others_are_copied_to_each_call() -> None:
     lines = ["MOV R0, 0x3", "MOV R20, 0x30", "CALL.REL.NOINC `($__internal_0_$twice)", "MOV R1, R0", "MOV R0, 0x5",
              "ISETP.NE.AND P0, PT, R0, RZ, PT", "MOV R20, 0x80", "@P0 CALL.REL.NOINC `($__internal_0_$twice)",
              "MOV R2, R0"]
@@ -435,7 +448,14 @@ def test_a_subroutine_is_copied_to_each_call() -> None:
                   "IADD3 R0, R0, R0, RZ", ".L_x_9:", "RET.REL.NODEC R20 `(t)")
     assert evaluate(lines, ["R1", "R2"], after=subroutine) == [6, 10]
     ir = lift_sass_kernels([kernel_of([*lines, "EXIT", *subroutine])], AMDGPU, data_layout(AMDGPU))[0]
-    assert "switch" not in ir and ir.count("add i32") >= 2  # no return by address: a copy per call
+    # registers only (CUDA's integer division, its float slow paths): one function, called twice, not inlined
+    assert "switch" not in ir and ir.count("define internal") == 1 and ir.count("call {") == 2
+    assert ir.count("add i32") == 1 and "attributes #2 = { noinline }" in ir
+    reading = ("$__internal_0_$twice:", "MOV R21, c[0x0][0x0]", "ISETP.EQ.AND P1, PT, R0, RZ, PT",
+               "@P1 BRA `(.L_x_9)", "IADD3 R0, R0, R0, RZ", ".L_x_9:", "RET.REL.NODEC R20 `(t)")
+    assert evaluate(lines, ["R1", "R2"], after=reading) == [6, 10]
+    ir = lift_sass_kernels([kernel_of([*lines, "EXIT", *reading])], AMDGPU, data_layout(AMDGPU))[0]
+    assert "define internal" not in ir and ir.count("add i32") >= 2  # it reads the kernel's constants: a copy per call
 
 
 def test_predicated_arithmetic_selects_and_predicated_memory_branches() -> None:
@@ -706,3 +726,69 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
         assert kernel.from_model == "fixed assembly" and kernel.kernarg_size == 4 and not translation.failures
     else:
         assert translation.kernels == [] and "the model's answer was not used: " in translation.failures["_Z1ki"]
+
+
+UNROLLED = r"""
+__global__ void strided(int n, const float *x, float *y) {
+  int index = blockIdx.x * blockDim.x + threadIdx.x, stride = blockDim.x * gridDim.x;
+  for (int i = index; i < n; i += stride) y[i] += x[i];
+}
+__global__ void rows(const float *a, float *out, int n) {
+  float s = 0.f;
+  for (int j = 0; j < n; j++) s += a[threadIdx.x * n + j];
+  out[threadIdx.x] = s;
+}
+"""
+
+
+def runtime_unrolled_sum(trips: int, read_after: bool = False) -> list[str]:
+    """NVVM's prologue shape (a remainder loop, then the guard, then 4 copies) summing 1..trips into R9;
+    `read_after`: the remainder count is also kept (in R7), so it must stay as it is."""
+    return [mov("R2", trips - 1), "MOV R9, RZ", "MOV R3, 0x1", "MOV R7, RZ", mov("R5", trips),
+            "IADD3 R4, R2, 0x1, RZ", "ISETP.GE.U32.AND P1, PT, R2, 0x3, PT",
+            "LOP3.LUT P0, R4, R4, 0x3, RZ, 0xc0, !PT", *(["MOV R7, R4"] if read_after else []),
+            "@!P0 BRA `(.L_x_1)", "IMAD.MOV.U32 R2, RZ, RZ, R4",
+            ".L_x_2:", "IADD3 R9, R9, R3, RZ", "IADD3 R3, R3, 0x1, RZ", "IADD3 R2, R2, -0x1, RZ",
+            "ISETP.NE.AND P0, PT, R2, RZ, PT", "@P0 BRA `(.L_x_2)",
+            ".L_x_1:", "@!P1 BRA `(.L_x_3)",
+            ".L_x_4:", *["IADD3 R9, R9, R3, RZ", "IADD3 R3, R3, 0x1, RZ"] * 4,
+            "ISETP.LE.U32.AND P2, PT, R3, R5, PT", "@P2 BRA `(.L_x_4)", ".L_x_3:"]
+
+
+@pytest.mark.parametrize("trips", [1, 3, 4, 5, 11])
+def test_a_runtime_unrolled_loop_runs_its_remainder_loop_alone(trips: int) -> None:
+    from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
+
+    lines = runtime_unrolled_sum(trips)
+    assert evaluate(lines, ["R9"]) == [trips * (trips + 1) // 2]
+    rolled = reroll_runtime_unrolled_loops(kernel_of(lines).instructions)
+    texts = [(i.opcode, i.guard, i.operands) for i in rolled]
+    assert [t for t in texts if t[0] == "LOP3"][0][2][3] == Immediate("0xffffffff")  # c = tc
+    assert next(i for i in rolled if i.opcode == "BRA" and i.operands[-1].label == ".L_x_3").guard is None
+    kept = runtime_unrolled_sum(trips, read_after=True)  # the count read elsewhere: left as it is
+    assert reroll_runtime_unrolled_loops(kernel_of(kept).instructions) == kernel_of(kept).instructions
+    assert evaluate(kept, ["R9", "R7"]) == [trips * (trips + 1) // 2, trips % 4]
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_nvcc_runtime_unrolled_loops_are_rolled_back_on_every_arch(tmp_path: Path, arch: int) -> None:
+    from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
+
+    write(tmp_path / "unrolled.cu", UNROLLED)
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "unrolled.cu", "-o", "u.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "u.cubin").read_bytes(), arch)
+    for kernel in kernels:  # each loop's remainder count becomes the whole trip count
+        rolled = reroll_runtime_unrolled_loops(kernel.instructions)
+        assert any(Immediate("0xffffffff") in i.operands for i in rolled), kernel.name
+    ir, names, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert not failures
+    optimized = str(optimized_module(ir, AMDGPU))
+    assert optimized.count("load float, ptr addrspace(1)") <= 2 * len(kernels)  # one copy of each body: no 4x
+
+
+def test_a_double_atomic_add_adds_a_double_pair() -> None:
+    lines = ["MOV R4, 0x1000", "MOV R5, RZ", "MOV R2, RZ", "MOV R3, 0x3ff80000",
+             "RED.E.ADD.F64.RN.STRONG.GPU [R4.64], R2", "ATOMG.E.ADD.F64.RN.STRONG.GPU PT, R6, [R4.64], R2", "EXIT"]
+    ir = lift_sass_kernels([kernel_of(lines)], AMDGPU, data_layout(AMDGPU))[0]
+    assert ir.count("atomicrmw fadd ptr addrspace(1)") == 2 and ir.count(", double ") >= 2 and ", float " not in ir

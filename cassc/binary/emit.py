@@ -111,11 +111,11 @@ def space_number(space: str, target: Target) -> int:
 
 
 def attributes(target: Target) -> list[str]:
-    """#0 for kernels, #1 for device functions."""
+    """#0 for kernels, #1 for device functions, #2 for subroutines kept out of line."""
     if target.name == "amdgpu":
         return ['attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" "uniform-work-group-size"="true" }',
-                'attributes #1 = { alwaysinline }']
-    return ["attributes #0 = { nounwind }", "attributes #1 = { alwaysinline }"]
+                'attributes #1 = { alwaysinline }', 'attributes #2 = { noinline }']
+    return ["attributes #0 = { nounwind }", "attributes #1 = { alwaysinline }", "attributes #2 = { noinline }"]
 
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
@@ -78,7 +79,7 @@ def _parameter_align(offset: int, size: int) -> int:
 class SassLifter(Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
-        self.kernel = kernel
+        self.kernel = replace(kernel, instructions=reroll_runtime_unrolled_loops(kernel.instructions))
         self.ordinal = ordinal  # the kernel's place in its module: names its shared memory
         self.current: SassInstruction | None = None
         self.slots: dict[str, str] = {}  # register name -> its slot
@@ -88,6 +89,10 @@ class SassLifter(Emitter):
         self.module_globals: dict[str, str] = {}  # name -> definition
         self.write_guard: str | None = None  # a predicated instruction's guard: its writes select on it
         self.subroutines: dict[str, range] = {}  # a subroutine's label -> its instructions' indices
+        # pure subroutines kept as functions (op_CALL): label -> (function name, the registers it takes and gives)
+        self.callees: dict[str, tuple[str, list[tuple[str, int]]]] = {}
+        self.function_texts: list[str] = []
+        self.returning: list[tuple[str, int]] | None = None  # lifting such a function: what its RET gives back
         # the copies being emitted (op_CALL): (their labels, suffix, return label, code, name, what a CALL.ABS
         # in them names)
         self.inlined: list[tuple[set[str], str, str, list[SassInstruction], str, dict[str, SassFunction]]] = []
@@ -127,6 +132,8 @@ class SassLifter(Emitter):
         never = {j for branch in branches for j in range(branch + 1, self.target_index(branch))}
         self.subroutines = subroutines(self.kernel.instructions)
         inside = {j for region in self.subroutines.values() for j in region}
+        for label, region in self.subroutines.items():
+            self.keep_as_function(label, region)
         for index, instruction in enumerate(self.kernel.instructions):
             if index in never or index in inside:  # subroutines are emitted at each call (op_CALL)
                 continue
@@ -158,7 +165,73 @@ class SassLifter(Emitter):
         if not self.terminated:
             self.emit("ret void")
             self.terminated = True
-        return self.function_text(self.kernel_head(self.kernel.name, signature))
+        return "\n".join([self.function_text(self.kernel_head(self.kernel.name, signature)), *self.function_texts])
+
+    def keep_as_function(self, label: str, region: range) -> None:
+        """A subroutine that only computes registers (CUDA's 64-bit integer division and remainder, the
+        float slow paths...) becomes one function, called where the SASS calls it, as ptxas kept it: it
+        takes and gives back every register it names, so the caller's values pass through it as through
+        the machine's registers; `noinline`, as ptxas did not inline it either. Others are copied per call."""
+        code = self.kernel.instructions
+        body = [code[j] for j in region]
+        pure = all((i.opcode.removeprefix("U") in SPECULATABLE or i.opcode in SPECULATABLE
+                    or i.opcode in ("BRA", "RET", "BSSY", "BSYNC", "NOP"))
+                   and i.opcode not in ("S2R", "P2R", "R2P")  # special registers; the predicates named by none
+                   and not any(isinstance(o, Constant) for o in i.operands) for i in body)
+        if not pure or sum(i.opcode == "RET" for i in body) == 0:
+            return
+        registers: set[tuple[str, int]] = set()
+        for i in body:
+            span = 4 if i.has("128") else 2
+            for operand in i.operands:
+                for register in (operand, getattr(operand, "base", None), getattr(operand, "uniform", None)):
+                    if isinstance(register, Register) and register.index is not None and register.kind in ("R", "UR", "P", "UP"):
+                        extra = span if register.kind in ("R", "UR") else 1
+                        registers |= {(register.kind, register.index + k) for k in range(extra)
+                                      if register.kind not in ("R", "UR") or register.index + k < 255}
+            if i.guard is not None and i.guard.index is not None:
+                registers.add((i.guard.kind, i.guard.index))
+        ordered = sorted(registers)
+        name = f"{self.kernel.name}.{label}"
+        self.callees[label] = (name, ordered)
+        callee = SassLifter(self.kernel, self.target, self.ordinal)
+        callee.returning = ordered
+        callee.subroutines = self.subroutines
+        types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in ordered]
+        for (kind, index), llvm_type in zip(ordered, types):
+            pointer, _ = callee.slot_of(kind, index)
+            callee.allocas.append(f"  store {llvm_type} %in.{kind}{index}, {callee.alloca_ptr()} {pointer}")
+        sites = {after.address for before, after in zip(code, code[1:]) if before.opcode == "CALL"}
+        for j in region:
+            for own in code[j].labels:
+                callee.place_label(callee.label(own))
+            if code[j].address in sites:
+                callee.place_label(callee.return_label(code[j].address))
+            if code[j].opcode == "NOP" or (code[j].opcode == "BRA" and callee.is_self_loop(code[j])):
+                continue
+            callee.current = code[j]
+            callee.instruction(code[j], set())
+        if not callee.terminated:
+            callee.emit("unreachable")
+        parameters = ", ".join(f"{t} %in.{kind}{index}" for (kind, index), t in zip(ordered, types))
+        head = (f"define internal {{ {', '.join(types)} }} @{quote(name)}({parameters}) #2 {{")
+        self.function_texts.append(callee.function_text(head))
+        self.declarations.update(callee.declarations)
+        self.module_globals.update(callee.module_globals)
+
+    def call_function(self, label: str) -> None:
+        """A call of a subroutine kept as a function: the registers it names in, and back."""
+        name, registers = self.callees[label]
+        types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in registers]
+        values = []
+        for (kind, index), llvm_type in zip(registers, types):
+            pointer, _ = self.slot_of(kind, index)
+            values.append(f"{llvm_type} {self.value(f'load {llvm_type}, {self.alloca_ptr()} {pointer}')}")
+        result = self.value(f"call {{ {', '.join(types)} }} @{quote(name)}({', '.join(values)})")
+        for position, ((kind, index), llvm_type) in enumerate(zip(registers, types)):
+            pointer, _ = self.slot_of(kind, index)
+            value = self.value(f"extractvalue {{ {', '.join(types)} }} {result}, {position}")
+            self.emit(f"store {llvm_type} {value}, {self.alloca_ptr()} {pointer}")
 
     def division_operands(self, division: Division) -> tuple[str, str]:
         """(a, b) of a division, read where its remainder is made (which may overwrite either)."""
@@ -1157,6 +1230,9 @@ class SassLifter(Emitter):
             self.write64(operand, self.value(f"bitcast double {value} to i64"))
         elif ptx_type in ("s64", "u64"):
             self.write64(operand, value)
+        elif ptx_type in ("f16", "bf16"):  # a half in the low 16 bits (I2F.F16, F2F.F16.F32), the rest zero
+            bits = self.value(f"bitcast {value_type(ptx_type)} {value} to i16")
+            self.write32(operand, self.value(f"zext i16 {bits} to i32"))
         else:
             bits = int(ptx_type[1:])
             extended = value if bits == 32 else self.value(
@@ -1292,6 +1368,36 @@ class SassLifter(Emitter):
         halves = self.value(f"select <2 x i1> {result}, <2 x i16> <i16 {true}, i16 {true}>, <2 x i16> zeroinitializer")
         self.write32(instruction.operands[0], self.value(f"bitcast <2 x i16> {halves} to i32"))
 
+    def op_HSETP2(self, instruction: SassInstruction) -> None:
+        """HSETP2[.BF16_V2].cmp.op p, q, a, b, c (setp.f16x2): p = (a.lo cmp b.lo) op c, q = (a.hi cmp b.hi)
+        op c; with .H_AND both halves' results are and-ed, p takes it and q its inverse (as FSETP's pair)."""
+        ptx_type = self.half_type(instruction)
+        first, second, *sources, combined = [instruction.operands[0], *self.half_operands(instruction)]
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        comparison = next(FLOAT_COMPARISONS[m] for m in instruction.modifiers if m in FLOAT_COMPARISONS)
+        lanes = self.compare(comparison, ptx_type, a, b)
+        low, high = (self.value(f"extractelement <2 x i1> {lanes}, i32 {lane}") for lane in (0, 1))
+        if instruction.has("H_AND"):
+            self.combine_predicates(instruction, self.value(f"and i1 {low}, {high}"), first, second, combined)
+            return
+        operation = next((m.lower() for m in instruction.modifiers if m in ("AND", "OR", "XOR")), "and")
+        c = self.predicate_operand(combined)
+        self.set_predicate(first, self.value(f"{operation} i1 {low}, {c}"))
+        if not (isinstance(second, Register) and second.index is None):
+            self.set_predicate(second, self.value(f"{operation} i1 {high}, {c}"))
+
+    def op_HMNMX2(self, instruction: SassInstruction) -> None:
+        """HMNMX2[.BF16_V2][.NAN] d, a, b, p: per half the minimum where p holds, else the maximum (a NaN
+        loses to a number, as FMNMX; .NAN: NaN wins)."""
+        ptx_type = self.half_type(instruction)
+        *sources, which = self.half_operands(instruction)
+        a, b = (self.half_pair(o, ptx_type) for o in sources)
+        nan = instruction.has("NAN")
+        low, high = (self.min_max(m, ptx_type, a, b, propagate_nan=nan) for m in ("min", "max"))
+        vector = value_type(ptx_type)
+        chosen = self.value(f"select i1 {self.predicate_operand(which)}, {vector} {low}, {vector} {high}")
+        self.half_result(instruction, chosen, ptx_type)
+
     def op_HADD2(self, instruction: SassInstruction) -> None:
         ptx_type = self.half_type(instruction)
         a, b = (self.half_pair(o, ptx_type) for o in self.half_operands(instruction))
@@ -1415,7 +1521,7 @@ class SassLifter(Emitter):
             operands.pop(0)
         destination = operands.pop(0) if returns else None
         address = operands.pop(0)
-        wide = instruction.has("64")
+        wide = instruction.has("64", "F64")  # RED.E.ADD.F64: a double (its width named only by the type)
         floating = instruction.has("F32", "F64")
         signed = instruction.has("S32", "S64")
         ptx_type = ("f" if floating else "s" if signed else "u") + ("64" if wide else "32")
@@ -1615,6 +1721,9 @@ class SassLifter(Emitter):
             raise self.fail(f"a call to {name}, which is not a subroutine of the kernel's own code"
                             + (" nor a function of the linked cubins: link the -rdc object that defines it"
                                if instruction.has("ABS") else ""))
+        if not self.inlined and target.label in self.callees:
+            self.call_function(target.label)
+            return
         region = (subroutines(code) if self.inlined else self.subroutines).get(target.label)
         if region is None:
             self.branch(self.label(target.label))
@@ -1656,6 +1765,16 @@ class SassLifter(Emitter):
         register = instruction.operands[0]
         if self.inlined:
             self.branch(self.inlined[-1][2])
+            return
+        if self.returning is not None:  # a subroutine kept as a function: every register it names, back
+            types = ["i1" if kind in ("P", "UP") else "i32" for kind, _ in self.returning]
+            aggregate = "poison"
+            for position, ((kind, index), llvm_type) in enumerate(zip(self.returning, types)):
+                pointer, _ = self.slot_of(kind, index)
+                value = self.value(f"load {llvm_type}, {self.alloca_ptr()} {pointer}")
+                aggregate = self.value(f"insertvalue {{ {', '.join(types)} }} {aggregate}, {llvm_type} {value}, {position}")
+            self.emit(f"ret {{ {', '.join(types)} }} {aggregate}")
+            self.terminated = True
             return
         if not isinstance(register, Register) or register.kind != "R" or not self.return_sites:
             raise self.fail("a return that is not to a call site")
