@@ -27,8 +27,12 @@ from cassc.binary.reroll import reroll_runtime_unrolled_loops
 
 __all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module"]
 
-# The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
+# The float operations the PTX ISA lets the code generator fuse into an fma when they carry none of the
+# rounding modifiers.
+CONTRACTIBLE = ("fadd", "fsub", "fmul")
+ROUNDING_MODIFIERS = ("rn", "rz", "rm", "rp")
 ATOMIC_OPERATIONS = ("add", "exch", "and", "or", "xor", "inc", "dec", "min", "max")
+# The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
 SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
@@ -601,7 +605,11 @@ class FunctionLifter(Emitter):
         b = self.read(instruction.operands[2], ptx_type)
         llvm_type = value_type(ptx_type)
         if is_float(ptx_type):
-            result = self.value(f"{float_op} {llvm_type} {a}, {b}")
+            if float_op in CONTRACTIBLE:
+                contractible = not any(m in ROUNDING_MODIFIERS for m in instruction.modifiers)
+                result = self.float_arithmetic(float_op, ptx_type, a, b, contractible)
+            else:
+                result = self.value(f"{float_op} {llvm_type} {a}, {b}")
             result = self.saturate(instruction, result, ptx_type)
         else:
             if "sat" in instruction.modifiers:
