@@ -202,13 +202,15 @@ def environment(work: Path, round_trip: bool) -> dict[str, str]:
     return env
 
 
-def hecbench_sample(root: Path, size: int, seed: int) -> dict[str, Path]:
+def hecbench_sample(root: Path, size: int, seed: int, failing: set[str]) -> dict[str, Path]:
+    """binary_path.py's sample: seed's order over the in-reach benchmarks, less `failing` (originals that exit
+    with an error on the GPU), the first `size`."""
     from binary_path import in_reach
 
     source = root / "src"
     names = sorted(d.name for d in source.iterdir() if d.name.endswith("-cuda") and in_reach(d))
     random.Random(seed).shuffle(names)
-    return {name: source / name for name in names[:size]}
+    return {name: source / name for name in [n for n in names if n not in failing][:size]}
 
 
 def build(args: argparse.Namespace) -> None:
@@ -233,7 +235,12 @@ def build(args: argparse.Namespace) -> None:
         else:
             shutil.copytree(root, tree, symlinks=True, ignore=ignore)
     programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs}.get(args.corpus)
-    chosen = programs(tree) if programs else hecbench_sample(root, args.sample, args.seed)
+    if programs:
+        chosen = programs(tree)
+    else:
+        from binary_path import failing_originals
+        failing = failing_originals(args.skip_failing_originals) if args.skip_failing_originals else set()
+        chosen = hecbench_sample(root, args.sample, args.seed, failing)
     if args.corpus == "shoc":
         log = work / "shoc.links.jsonl"
         log.unlink(missing_ok=True)
@@ -403,6 +410,9 @@ def main() -> None:
     building.add_argument("--round-trip", action="store_true")
     building.add_argument("--sample", type=int, default=40, help="HeCBench: how many benchmarks of the seeded order")
     building.add_argument("--seed", type=int, default=5)
+    building.add_argument("--skip-failing-originals", type=Path, metavar="VERIFY_JSON",
+                          help="HeCBench: leave out benchmarks whose original exits with an error in this "
+                          "hecbench_verify.py record, as binary_path.py's sample does")
     building.add_argument("--timeout", type=float, default=900)
     building.add_argument("--again", action="store_true", help="rebuild programs already recorded")
     packing = commands.add_parser("pack")
