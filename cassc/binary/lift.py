@@ -1438,6 +1438,13 @@ class FunctionLifter(Emitter):
         for register, value in zip(self.vector(instruction.operands[0]), registers):
             self.write(register, value, "b32")
 
+    def op_movmatrix(self, instruction: Instruction) -> None:
+        """movmatrix.sync.aligned.m8n8.trans.b16 d, a (binary/matrices.py)."""
+        if not {"m8n8", "trans", "b16"} <= set(instruction.modifiers):
+            self.tensor_core(instruction)
+        value = matrices.movmatrix(self, self.read(instruction.operands[1], "b32"))
+        self.write(instruction.operands[0], value, "b32")
+
     def tensor_core(self, instruction: Instruction) -> None:
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "
                         "NVIDIA's; the forms gfx1100's WMMA has are translated: wmma m16n16k16 and mma.sync m16n8k16/m16n8k8 "

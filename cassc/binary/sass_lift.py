@@ -27,6 +27,8 @@ from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_co
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
+from cassc.binary.sass_images import IMAGE_OPCODES, ImageOperations
+from cassc.binary.sass_matrices import MatrixOperations
 
 # Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
 BLOCK_DIM = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z", 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
@@ -75,7 +77,7 @@ def _parameter_align(offset: int, size: int) -> int:
     return min(16, offset & -offset)
 
 
-class SassLifter(Emitter):
+class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
         self.kernel = kernel
@@ -214,7 +216,7 @@ class SassLifter(Emitter):
         if handler is None:
             raise self.fail(f"SASS instruction {base} is not translated")
         unparsed = next((o for o in instruction.operands if isinstance(o, Unparsed)), None)
-        if unparsed is not None and handler != self.reconvergence_hint:
+        if unparsed is not None and handler != self.reconvergence_hint and base not in IMAGE_OPCODES:
             raise self.fail(f"operand '{unparsed.text}' of {base}")
         guard = instruction.guard
         try:
