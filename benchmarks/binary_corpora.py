@@ -340,9 +340,56 @@ def pack(args: argparse.Namespace) -> None:
                     if not destination.exists():
                         shutil.copyfile(path, destination)
             jobs.append({"name": name, "args": arguments})
+    jobs += pack_parboil(args.work, out)
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
+
+
+# pb_PrintTimerSet's lines (Parboil's common/src/parboil_cuda.c: each timer category, its sub-timers, the overlap
+# and the wall time): times, left out of the comparison.
+PARBOIL_TIMER_LINE = r"^( -.*|IO|Kernel|Copy|Driver|Copy Async|Compute|CPU/Kernel Overlap|Timer Wall Time) *:"
+PARBOIL_RUN = """#!/bin/sh
+# Parboil's run as its driver makes it, in a directory of its own (the two variants run side by side), then its
+# result file as text; its timer lines left out.
+mkdir -p out-{variant} && cd out-{variant} && ln -sfn ../input input
+../{variant}.bin {args} > stdout 2>&1
+rc=$?
+grep -v -E '{timer}' stdout
+python3 ../../corpus_inputs.py show {shows}
+exit $rc
+"""
+
+
+def pack_parboil(work: Path, out: Path) -> list[dict[str, object]]:
+    """Parboil's round-trip pairs, each run as the `parboil run` driver runs it on the data set
+    corpus_inputs.py generates (on the GPU machine, into `parboil-inputs/`: `python3 corpus_inputs.py parboil
+    PACK/parboil-inputs` before device.py), its result file shown after its output."""
+    from corpus_inputs import PARBOIL
+
+    state_path = work / "parboil.json"
+    if not state_path.exists():
+        return []
+    shutil.copyfile(REPO_ROOT / "benchmarks" / "corpus_inputs.py", out / "corpus_inputs.py")
+    jobs: list[dict[str, object]] = []
+    for program, entry in json.loads(state_path.read_text()).items():
+        benchmark = program.split("/")[0]
+        if not entry.get("round_trip") or len(entry["outputs"]) != 1 or benchmark not in PARBOIL:
+            continue
+        spec = PARBOIL[benchmark][1]
+        name = f"parboil/{program}".replace("/", "__")
+        target = out / name
+        target.mkdir()
+        (target / "input").symlink_to(Path("..") / "parboil-inputs" / benchmark / "input")
+        for variant in ("original", "roundtrip"):
+            shutil.copyfile(f"{entry['outputs'][0]}.{variant}", target / f"{variant}.bin")
+            (target / f"{variant}.bin").chmod(0o755)
+            subprocess.run(["strip", f"{variant}.bin"], cwd=target, capture_output=True)
+            (target / variant).write_text(PARBOIL_RUN.format(args=spec.args, variant=variant, timer=PARBOIL_TIMER_LINE,
+                                                             shows=" ".join(spec.shows)))
+            (target / variant).chmod(0o755)
+        jobs.append({"name": name, "args": []})
+    return jobs
 
 
 def report(args: argparse.Namespace) -> None:
@@ -381,8 +428,7 @@ def report(args: argparse.Namespace) -> None:
                 failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
         packed = any(name.startswith(f"{corpus}__") for name in runs)
-        trip = f"{same} / {ran}" if packed else "not run" + (" (its runs need the Parboil driver's data sets and "
-                                                             "arguments)" if corpus == "parboil" else "")
+        trip = f"{same} / {ran}" if packed else "not run"
         rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
         failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
                      for p in built if not state[p]["linked"]]
