@@ -241,6 +241,8 @@ def build(args: argparse.Namespace) -> None:
         from binary_path import failing_originals
         failing = failing_originals(args.skip_failing_originals) if args.skip_failing_originals else set()
         chosen = hecbench_sample(root, args.sample, args.seed, failing)
+    index, count = (int(x) for x in args.part.split("/"))
+    chosen = dict(list(chosen.items())[index - 1::count])
     if args.corpus == "shoc":
         log = work / "shoc.links.jsonl"
         log.unlink(missing_ok=True)
@@ -461,6 +463,8 @@ def main() -> None:
                           "hecbench_verify.py record, as binary_path.py's sample does")
     building.add_argument("--timeout", type=float, default=900)
     building.add_argument("--again", action="store_true", help="rebuild programs already recorded")
+    building.add_argument("--part", default="1/1", help="I/N: every N-th program from the I-th (builds side by side, "
+                          "each with its own --work; their states merge by program)")
     packing = commands.add_parser("pack")
     packing.add_argument("--work", type=Path, required=True)
     packing.add_argument("--out", type=Path, required=True)
