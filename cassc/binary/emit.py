@@ -414,6 +414,12 @@ class Emitter:
             result = self.value(f"select i1 {too_far}, {llvm_type} 0, {llvm_type} {result}")
         return result
 
+    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
+        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
+        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
+        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
+        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
+
     def bit_count(self, base: str, ptx_type: str, a: str, extra: str = "") -> str:
         """llvm.ctpop / llvm.ctlz of a, as an i32."""
         llvm_type = int_type(ptx_type)

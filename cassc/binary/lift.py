@@ -784,6 +784,17 @@ class FunctionLifter(Emitter):
     def op_shr(self, instruction: Instruction) -> None:
         self.shift_op(instruction, "ashr" if is_signed(self.the_type(instruction)) else "lshr")
 
+    def op_shf(self, instruction: Instruction) -> None:
+        """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the high (l) or low (r) word of b:a shifted by c, which .wrap
+        takes mod 32 and .clamp caps at 32 (a shift by 32 leaves a (l) or b (r))."""
+        a, b, amount = (self.read(o, "b32") for o in instruction.operands[1:4])
+        direction = "fshl" if "l" in instruction.modifiers else "fshr"
+        result = self.funnel(direction, b, a, amount)
+        if "clamp" in instruction.modifiers:
+            whole = self.value(f"icmp uge i32 {amount}, 32")
+            result = self.value(f"select i1 {whole}, i32 {a if direction == 'fshl' else b}, i32 {result}")
+        self.write(instruction.operands[0], result, "b32")
+
     def shift_op(self, instruction: Instruction, operation: str) -> None:
         ptx_type = self.the_type(instruction)
         a = self.read(instruction.operands[1], ptx_type)
@@ -1203,7 +1214,11 @@ class FunctionLifter(Emitter):
 
     def op_atom(self, instruction: Instruction, returns: bool = True) -> None:
         ptx_type = self.the_type(instruction)
-        if "x2" in ptx_type or width(ptx_type) not in (32, 64):
+        # 16-bit and packed floats (atom.add.noftz.f16/.f16x2/.bf16x2, their min/max): LLVM's atomicrmw on
+        # half/bfloat and their vectors, which a target without the instruction does by compare-and-swap.
+        packed_float = is_float(ptx_type) and (width(ptx_type) == 16 or "x2" in ptx_type)
+        if (not packed_float and ("x2" in ptx_type or width(ptx_type) not in (32, 64))) or (
+                packed_float and not any(m in instruction.modifiers for m in ("add", "min", "max"))):
             raise self.fail(f"atomics on .{ptx_type}")
         space = self.space_of(instruction)
         scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")

@@ -829,12 +829,6 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if carry_out is not None:
             self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
 
-    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
-        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
-        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
-        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
-        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
-
     def op_LOP3(self, instruction: SassInstruction) -> None:
         """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
         operands = list(instruction.operands)
