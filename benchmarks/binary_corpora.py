@@ -342,7 +342,7 @@ def pack(args: argparse.Namespace) -> None:
                     if not destination.exists():
                         shutil.copyfile(path, destination)
             jobs.append({"name": name, "args": arguments})
-    jobs += pack_parboil(args.work, out)
+    jobs = pack_parboil(args.work, out) + jobs  # Parboil's few short runs first: a deadline cuts the queue's end
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
