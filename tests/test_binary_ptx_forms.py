@@ -1,5 +1,5 @@
-"""PTX forms HeCBench's sample met untranslated: funnel shifts (`shf`, CUDA's `__funnelshift_*`: merge-cuda) and
-16-bit and packed float atomics (`atom.add.noftz.f16/.f16x2`: f16atomic-cuda). Each shift form evaluated by LLVM's
+"""PTX forms HeCBench's sample met untranslated: funnel shifts (`shf`, CUDA's `__funnelshift_*`: merge-cuda),
+16-bit and packed float atomics (`atom.add.noftz.f16/.f16x2`: f16atomic-cuda) and vectors with a memory order (lzss-cuda). Each shift form evaluated by LLVM's
 constant folder from the lifted IR against the PTX ISA's definition computed here; the atomics translated into a
 validated gfx1100 code object and an NVPTX lowering ptxas assembles."""
 
@@ -74,3 +74,29 @@ def test_half_and_packed_half_atomics_translate_for_both_targets(tmp_path: Path)
     lowered = lift_module(parse_ptx(module.best_ptx() or ""), NVPTX, data_layout(NVPTX))
     (tmp_path / "lowered.ptx").write_text(nvptx_assembly(lowered.ir, "sm_80"))
     subprocess.run([str(PTXAS), "-arch=sm_80", "lowered.ptx", "-o", "lowered.cubin"], cwd=tmp_path, check=True)
+
+
+ORDERED_VECTORS = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  ld.relaxed.gpu.global.v2.u32 {%r1, %r2}, [%rd1];
+  add.s32 %r3, %r1, 1;
+  st.relaxed.gpu.global.v2.u32 [%rd1+8], {%r3, %r2};
+  ret;
+}
+"""
+
+
+def test_a_vector_with_a_memory_order_is_one_atomic_access_of_its_whole_width() -> None:
+    """CUB's decoupled look-back writes {status, value} as st.relaxed.v2.u32 and reads it likewise (lzss-cuda):
+    one 64-bit atomic each, so no reader sees half of a write."""
+    for target in (AMDGPU, NVPTX):
+        ir = lift_module(parse_ptx(ORDERED_VECTORS), target, data_layout(target)).ir
+        assert re.search(r"load atomic i64, ptr addrspace\(1\) %\S+.* monotonic, align 8", ir), ir
+        assert re.search(r"store atomic i64 %\S+, ptr addrspace\(1\) %\S+.* monotonic, align 8", ir)

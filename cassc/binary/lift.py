@@ -527,12 +527,32 @@ class FunctionLifter(Emitter):
         """ld.acquire / ld.relaxed / st.release / st.relaxed (memory-model loads and stores, as in spin-waits):
         atomic, so that LLVM neither hoists them out of a loop nor merges them."""
         load = instruction.opcode == "ld"
-        if instruction.operands[int(not load)].strip().startswith("{"):
-            raise self.fail("vector loads and stores with a memory order")
         scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
         ordering = next(m for m in instruction.modifiers if m in ("acquire", "release", "relaxed"))
         pointer, number = self.address(instruction.operands[int(load)], space)
         size = width(ptx_type) // 8
+        registers = self.vector(instruction.operands[int(not load)])
+        if len(registers) > 1:
+            # A vector (CUB's look-back tile descriptors: {status, value} as st.relaxed.v2.u32) is one access of
+            # its whole width, so no reader sees half of a write; the PTX ISA allows that order of its elements.
+            bits = width(ptx_type) * len(registers)
+            if bits > 64:
+                raise self.fail("vector loads and stores with a memory order wider than 64 bits")
+            if load:
+                whole = self.ordered_load(f"b{bits}", pointer, number, bits // 8, ordering, scope)
+                for index, register in enumerate(registers):
+                    part = self.value(f"lshr i{bits} {whole}, {index * width(ptx_type)}") if index else whole
+                    self.write(register, self.value(f"trunc i{bits} {part} to {int_type(ptx_type)}"),
+                               f"b{width(ptx_type)}")
+            else:
+                whole = "0"
+                for index, register in enumerate(registers):
+                    element = self.value(f"zext {int_type(ptx_type)} {self.read(register, f'b{width(ptx_type)}')} "
+                                         f"to i{bits}")
+                    shifted = self.value(f"shl i{bits} {element}, {index * width(ptx_type)}") if index else element
+                    whole = self.value(f"or i{bits} {whole}, {shifted}")
+                self.ordered_store(f"b{bits}", whole, pointer, number, bits // 8, ordering, scope)
+            return
         if load:
             self.write(instruction.operands[0], self.ordered_load(ptx_type, pointer, number, size, ordering, scope),
                        ptx_type)
