@@ -242,7 +242,7 @@ def build(args: argparse.Namespace) -> None:
         failing = failing_originals(args.skip_failing_originals) if args.skip_failing_originals else set()
         chosen = hecbench_sample(root, args.sample, args.seed, failing)
     index, count = (int(x) for x in args.part.split("/"))
-    chosen = dict(list(chosen.items())[index - 1::count])
+    chosen = {name: path for name, path in list(chosen.items())[index - 1::count] if re.search(args.only, name)}
     if args.corpus == "shoc":
         log = work / "shoc.links.jsonl"
         log.unlink(missing_ok=True)
@@ -463,6 +463,7 @@ def main() -> None:
                           "hecbench_verify.py record, as binary_path.py's sample does")
     building.add_argument("--timeout", type=float, default=900)
     building.add_argument("--again", action="store_true", help="rebuild programs already recorded")
+    building.add_argument("--only", default="", help="the programs whose name this regular expression finds")
     building.add_argument("--part", default="1/1", help="I/N: every N-th program from the I-th (builds side by side, "
                           "each with its own --work; their states merge by program)")
     packing = commands.add_parser("pack")
