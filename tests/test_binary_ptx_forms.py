@@ -85,12 +85,20 @@ ORDERED_VECTORS = """
   .reg .b32 %r<4>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
+  .reg .b64 %rl<3>;
   ld.relaxed.gpu.global.v2.u32 {%r1, %r2}, [%rd1];
   add.s32 %r3, %r1, 1;
   st.relaxed.gpu.global.v2.u32 [%rd1+8], {%r3, %r2};
+  ld.relaxed.gpu.global.v2.u64 {%rl1, %rl2}, [%rd1+16];
+  st.relaxed.gpu.global.v2.u64 [%rd1+32], {%rl2, %rl1};
   ret;
 }
 """
+
+
+def gfx1100_assembly(ir: str) -> str:
+    from cassc.binary.codegen import target_machine
+    return target_machine(AMDGPU).emit_assembly(optimized_module(ir, AMDGPU))
 
 
 def test_a_vector_with_a_memory_order_is_one_atomic_access_of_its_whole_width() -> None:
@@ -100,3 +108,6 @@ def test_a_vector_with_a_memory_order_is_one_atomic_access_of_its_whole_width() 
         ir = lift_module(parse_ptx(ORDERED_VECTORS), target, data_layout(target)).ir
         assert re.search(r"load atomic i64, ptr addrspace\(1\) %\S+.* monotonic, align 8", ir), ir
         assert re.search(r"store atomic i64 %\S+, ptr addrspace\(1\) %\S+.* monotonic, align 8", ir)
+        assert "load volatile <2 x i64>" in ir and "store volatile <2 x i64>" in ir  # v2.u64: one b128 access
+    assert "global_store_b128" in gfx1100_assembly(lift_module(parse_ptx(ORDERED_VECTORS), AMDGPU,
+                                                               data_layout(AMDGPU)).ir)

@@ -535,9 +535,11 @@ class FunctionLifter(Emitter):
         if len(registers) > 1:
             # A vector (CUB's look-back tile descriptors: {status, value} as st.relaxed.v2.u32) is one access of
             # its whole width, so no reader sees half of a write; the PTX ISA allows that order of its elements.
+            # Up to 64 bits an atomic; wider (v2.u64) one volatile access, a single 128-bit instruction.
             bits = width(ptx_type) * len(registers)
-            if bits > 64:
-                raise self.fail("vector loads and stores with a memory order wider than 64 bits")
+            if bits > 64:  # no atomic of 128 bits: one volatile access of the vector (a single b128 instruction)
+                self.volatile_vector(load, ptx_type, registers, pointer, number)
+                return
             if load:
                 whole = self.ordered_load(f"b{bits}", pointer, number, bits // 8, ordering, scope)
                 for index, register in enumerate(registers):
@@ -559,6 +561,22 @@ class FunctionLifter(Emitter):
         else:
             self.ordered_store(ptx_type, self.read(instruction.operands[1], ptx_type), pointer, number, size,
                                ordering, scope)
+
+    def volatile_vector(self, load: bool, ptx_type: str, registers: list[str], pointer: str, space: int) -> None:
+        """A vector loaded or stored whole by one volatile access."""
+        vector = f"<{len(registers)} x {int_type(ptx_type)}>"
+        align = width(ptx_type) // 8 * len(registers)
+        if load:
+            loaded = self.value(f"load volatile {vector}, {self.ptr(space)} {pointer}, align {align}")
+            for index, register in enumerate(registers):
+                self.write(register, self.value(f"extractelement {vector} {loaded}, i32 {index}"),
+                           f"b{width(ptx_type)}")
+            return
+        built = "poison"
+        for index, register in enumerate(registers):
+            built = self.value(f"insertelement {vector} {built}, {int_type(ptx_type)} "
+                               f"{self.read(register, f'b{width(ptx_type)}')}, i32 {index}")
+        self.emit(f"store volatile {vector} {built}, {self.ptr(space)} {pointer}, align {align}")
 
     def op_st(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
