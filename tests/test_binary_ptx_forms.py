@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module
+from cassc.binary.codegen import data_layout, nvptx_assembly, optimized_module, target_machine
 from cassc.binary.emit import AMDGPU, NVPTX
 from cassc.binary.extract import read_binary
 from cassc.binary.lift import lift_module
@@ -97,7 +97,6 @@ ORDERED_VECTORS = """
 
 
 def gfx1100_assembly(ir: str) -> str:
-    from cassc.binary.codegen import target_machine
     return target_machine(AMDGPU).emit_assembly(optimized_module(ir, AMDGPU))
 
 
