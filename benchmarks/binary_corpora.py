@@ -202,13 +202,15 @@ def environment(work: Path, round_trip: bool) -> dict[str, str]:
     return env
 
 
-def hecbench_sample(root: Path, size: int, seed: int) -> dict[str, Path]:
+def hecbench_sample(root: Path, size: int, seed: int, failing: set[str]) -> dict[str, Path]:
+    """binary_path.py's sample: seed's order over the in-reach benchmarks, less `failing` (originals that exit
+    with an error on the GPU), the first `size`."""
     from binary_path import in_reach
 
     source = root / "src"
     names = sorted(d.name for d in source.iterdir() if d.name.endswith("-cuda") and in_reach(d))
     random.Random(seed).shuffle(names)
-    return {name: source / name for name in names[:size]}
+    return {name: source / name for name in [n for n in names if n not in failing][:size]}
 
 
 def build(args: argparse.Namespace) -> None:
@@ -233,7 +235,14 @@ def build(args: argparse.Namespace) -> None:
         else:
             shutil.copytree(root, tree, symlinks=True, ignore=ignore)
     programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs}.get(args.corpus)
-    chosen = programs(tree) if programs else hecbench_sample(root, args.sample, args.seed)
+    if programs:
+        chosen = programs(tree)
+    else:
+        from binary_path import failing_originals
+        failing = failing_originals(args.skip_failing_originals) if args.skip_failing_originals else set()
+        chosen = hecbench_sample(root, args.sample, args.seed, failing)
+    index, count = (int(x) for x in args.part.split("/"))
+    chosen = {name: path for name, path in list(chosen.items())[index - 1::count] if re.search(args.only, name)}
     if args.corpus == "shoc":
         log = work / "shoc.links.jsonl"
         log.unlink(missing_ok=True)
@@ -333,9 +342,56 @@ def pack(args: argparse.Namespace) -> None:
                     if not destination.exists():
                         shutil.copyfile(path, destination)
             jobs.append({"name": name, "args": arguments})
+    jobs = pack_parboil(args.work, out) + jobs  # Parboil's few short runs first: a deadline cuts the queue's end
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
+
+
+# pb_PrintTimerSet's lines (Parboil's common/src/parboil_cuda.c: each timer category, its sub-timers, the overlap
+# and the wall time): times, left out of the comparison.
+PARBOIL_TIMER_LINE = r"^( -.*|IO|Kernel|Copy|Driver|Copy Async|Compute|CPU/Kernel Overlap|Timer Wall Time) *:"
+PARBOIL_RUN = """#!/bin/sh
+# Parboil's run as its driver makes it, in a directory of its own (the two variants run side by side), then its
+# result file as text; its timer lines left out.
+mkdir -p out-{variant} && cd out-{variant} && ln -sfn ../input input
+../{variant}.bin {args} > stdout 2>&1
+rc=$?
+grep -v -E '{timer}' stdout
+python3 ../../corpus_inputs.py show {shows}
+exit $rc
+"""
+
+
+def pack_parboil(work: Path, out: Path) -> list[dict[str, object]]:
+    """Parboil's round-trip pairs, each run as the `parboil run` driver runs it on the data set
+    corpus_inputs.py generates (on the GPU machine, into `parboil-inputs/`: `python3 corpus_inputs.py parboil
+    PACK/parboil-inputs` before device.py), its result file shown after its output."""
+    from corpus_inputs import PARBOIL, parboil_run
+
+    state_path = work / "parboil.json"
+    if not state_path.exists():
+        return []
+    shutil.copyfile(REPO_ROOT / "benchmarks" / "corpus_inputs.py", out / "corpus_inputs.py")
+    jobs: list[dict[str, object]] = []
+    for program, entry in json.loads(state_path.read_text()).items():
+        benchmark = program.split("/")[0]
+        if not entry.get("round_trip") or len(entry["outputs"]) != 1 or benchmark not in PARBOIL:
+            continue
+        spec = parboil_run(program)
+        name = f"parboil/{program}".replace("/", "__")
+        target = out / name
+        target.mkdir()
+        (target / "input").symlink_to(Path("..") / "parboil-inputs" / benchmark / "input")
+        for variant in ("original", "roundtrip"):
+            shutil.copyfile(f"{entry['outputs'][0]}.{variant}", target / f"{variant}.bin")
+            (target / f"{variant}.bin").chmod(0o755)
+            subprocess.run(["strip", f"{variant}.bin"], cwd=target, capture_output=True)
+            (target / variant).write_text(PARBOIL_RUN.format(args=spec.args, variant=variant, timer=PARBOIL_TIMER_LINE,
+                                                             shows=" ".join(spec.shows)))
+            (target / variant).chmod(0o755)
+        jobs.append({"name": name, "args": []})
+    return jobs
 
 
 def report(args: argparse.Namespace) -> None:
@@ -374,8 +430,7 @@ def report(args: argparse.Namespace) -> None:
                 failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
         packed = any(name.startswith(f"{corpus}__") for name in runs)
-        trip = f"{same} / {ran}" if packed else "not run" + (" (its runs need the Parboil driver's data sets and "
-                                                             "arguments)" if corpus == "parboil" else "")
+        trip = f"{same} / {ran}" if packed else "not run"
         rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
         failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
                      for p in built if not state[p]["linked"]]
@@ -403,8 +458,14 @@ def main() -> None:
     building.add_argument("--round-trip", action="store_true")
     building.add_argument("--sample", type=int, default=40, help="HeCBench: how many benchmarks of the seeded order")
     building.add_argument("--seed", type=int, default=5)
+    building.add_argument("--skip-failing-originals", type=Path, metavar="VERIFY_JSON",
+                          help="HeCBench: leave out benchmarks whose original exits with an error in this "
+                          "hecbench_verify.py record, as binary_path.py's sample does")
     building.add_argument("--timeout", type=float, default=900)
     building.add_argument("--again", action="store_true", help="rebuild programs already recorded")
+    building.add_argument("--only", default="", help="the programs whose name this regular expression finds")
+    building.add_argument("--part", default="1/1", help="I/N: every N-th program from the I-th (builds side by side, "
+                          "each with its own --work; their states merge by program)")
     packing = commands.add_parser("pack")
     packing.add_argument("--work", type=Path, required=True)
     packing.add_argument("--out", type=Path, required=True)

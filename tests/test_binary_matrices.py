@@ -342,7 +342,8 @@ class Wave:
         if op == "icmp":
             predicate, llvm, a, b = re.fullmatch(r"(\w+) (\S+) ([^,]+), (.+)", rest).groups()
             x, y = self.operand(a, llvm), self.operand(b, llvm)
-            return {"eq": x == y, "ne": x != y, "ult": x < y, "ugt": x > y}[predicate].astype(numpy.uint64)
+            return {"eq": x == y, "ne": x != y, "ult": x < y, "ugt": x > y, "slt": x < y, "sgt": x > y, "sle": x <= y,
+                    "sge": x >= y}[predicate].astype(numpy.uint64)  # signed: only small non-negative values here
         if op == "select":
             condition, llvm, a, _, b = re.fullmatch(r"i1 ([^,]+), (\S+) ([^,]+), (\S+) (.+)", rest).groups()
             return numpy.where(self.operand(condition, "i1").astype(bool), self.operand(a, llvm), self.operand(b, llvm))
@@ -448,3 +449,16 @@ def test_ldmatrix_gives_each_lane_the_ptx_isas_elements(count: int, transpose: b
         else:
             wanted = pack(element(lane // 4, 2 * (lane % 4)), element(lane // 4, 2 * (lane % 4) + 1))
         assert numpy.array_equal(wave.values[registers[matrix]], wanted)
+
+
+def test_movmatrix_transposes_the_warps_8x8_matrix() -> None:
+    """movmatrix.m8n8.trans.b16 (SASS's MOVM.16.MT88): each lane's pair of row l / 4 after is the transpose's."""
+    matrix = numpy.random.default_rng(5).integers(0, 1 << 16, (8, 8)).astype(numpy.uint64)
+    lane = numpy.arange(32)
+    emitter = Emitter(AMDGPU)
+    result = matrices.movmatrix(emitter, "%value")
+    wave = Wave({"%value": pack(matrix[lane // 4, 2 * (lane % 4)], matrix[lane // 4, 2 * (lane % 4) + 1])})
+    wave.run([line for line in emitter.lines if "=" in line])
+    transposed = matrix.T
+    wanted = pack(transposed[lane // 4, 2 * (lane % 4)], transposed[lane // 4, 2 * (lane % 4) + 1])
+    assert numpy.array_equal(wave.values[result], wanted)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,3 +43,28 @@ def test_the_corpora_stand_in_compiles_for_one_architecture_and_finds_the_output
     assert binary_corpora.output_of(["a.o", "-o", "app", "-lm"]) == "app"
     assert binary_corpora.output_of(["a.o", "--output-file=app"]) == "app"
     assert binary_corpora.output_of(["a.o"]) == "a.out"
+
+
+def test_a_parboil_run_prints_its_output_and_result_file_without_its_timers(tmp_path: Path) -> None:
+    """binary_corpora.py's Parboil runs: the driver's arguments with each variant's own result file, then that
+    file as text (corpus_inputs.py's `show`); pb_PrintTimerSet's lines are left out of what is compared."""
+    program = tmp_path / "build" / "sgemm"
+    program.parent.mkdir()
+    for variant, value in (("original", 1.5), ("roundtrip", 1.5)):
+        Path(f"{program}.{variant}").write_text(
+            "#!/bin/sh\nout=$(echo \"$@\" | sed 's/.*-o \\([^ ]*\\).*/\\1/')\n"
+            f"python3 -c \"import struct; open('$out', 'wb').write(struct.pack('<2f', {value}, 2))\"\n"
+            "echo \"args: $*\"\necho 'IO        : 0.012'\necho ' -Setup    : 0.001'\necho 'Kernel    : 0.5'\n"
+            "echo 'Pass'\necho 'Timer Wall Time: 0.9'\n")
+    (tmp_path / "parboil.json").write_text(json.dumps({"sgemm/cuda": {"round_trip": True, "outputs": [str(program)]}}))
+    out = tmp_path / "pack"
+    out.mkdir()
+    (jobs,) = binary_corpora.pack_parboil(tmp_path, out)
+    directory = out / str(jobs["name"])
+    (out / "parboil-inputs" / "sgemm" / "input").mkdir(parents=True)
+    runs = {v: subprocess.run([f"./{v}"], cwd=directory, capture_output=True, text=True) for v in ("original", "roundtrip")}
+    lines = runs["original"].stdout.splitlines()
+    assert lines[0] == "args: -i input/matrix1.txt,input/matrix2.txt,input/matrix2t.txt -o run.out"
+    assert lines[1] == "Pass" and lines[2].startswith("run.out: 2 float32") and "1.5 2" in runs["original"].stdout
+    assert runs["original"].stdout == runs["roundtrip"].stdout
+    assert (directory / "out-original" / "run.out").exists() and (directory / "out-roundtrip" / "run.out").exists()

@@ -611,10 +611,10 @@ def test_rdc_sass_objects_link_into_a_gfx1100_program(cassc, tmp_path: Path) -> 
 
 def test_an_untranslated_opcode_names_itself_its_address_and_the_kernel() -> None:
     instructions = [parse_instruction("        /*0000*/  MOV R0, 0x1 ;"),
-                    parse_instruction("        /*0010*/  TEX.SCR.LL R0, R0, R2, 0x0, 0x5e, 2D, 0x1 ;")]
+                    parse_instruction("        /*0010*/  TMML.LOD RZ, R0, R2, 0x0, 0x5e, 2D, 0x3 ;")]
     kernel = SassKernel("_Z3texv", 80, instructions, CubinKernel("_Z3texv", (), 0, 0x160, 0, 0))
     _, names, failures = lift_sass_kernels([kernel], AMDGPU, data_layout(AMDGPU))
-    assert names == [] and "SASS instruction TEX is not translated" in failures["_Z3texv"]
+    assert names == [] and "SASS instruction TMML is not translated" in failures["_Z3texv"]
     assert "0x0010" in failures["_Z3texv"] and "kernel _Z3texv (SASS sm_80)" in failures["_Z3texv"]
 
 

@@ -266,6 +266,14 @@ class Emitter:
     def arithmetic(self, operation: str, ptx_type: str, a: str, b: str) -> str:
         return self.value(f"{operation} {value_type(ptx_type)} {a}, {b}")
 
+    def float_arithmetic(self, operation: str, ptx_type: str, a: str, b: str, contractible: bool) -> str:
+        """fadd/fsub/fmul. `contractible`: PTX's mul/add/sub with no rounding modifier, which the PTX ISA lets
+        the code generator fuse into an fma (nvcc's default -fmad=true: ptxas does), carry LLVM's `contract`,
+        so NVPTX's and AMDGPU's instruction selection may fuse them as ptxas would; an explicit `.rn` (and
+        SASS's FADD/FMUL, whose fusing ptxas already decided) is never fused."""
+        flag = "contract " if contractible else ""
+        return self.value(f"{operation} {flag}{value_type(ptx_type)} {a}, {b}")
+
     def clamp_unit(self, value: str, ptx_type: str) -> str:
         """A float saturated to [0, 1] (.sat)."""
         llvm_type = value_type(ptx_type)
@@ -405,6 +413,12 @@ class Emitter:
             too_far = self.value(f"icmp ugt {llvm_type} {amount}, {bits - 1}")
             result = self.value(f"select i1 {too_far}, {llvm_type} 0, {llvm_type} {result}")
         return result
+
+    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
+        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
+        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
+        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
+        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
 
     def bit_count(self, base: str, ptx_type: str, a: str, extra: str = "") -> str:
         """llvm.ctpop / llvm.ctlz of a, as an i32."""

@@ -243,3 +243,85 @@ def query(e: Emitter, surface: bool, attribute: str, handle: str) -> str | None:
         return None
     image, _ = _descriptors(e, handle)
     return _call(e, "i32", f"__ockl_image_{function}", [("ptr addrspace(4)", image)])
+
+
+# A raw surface access (SASS's SULD.D/SUST.D: so many bytes of an element, whatever its format) is the typed access
+# of the element's channels: on AMDGPU the image object's channel order (HIP's image object, dword 9: OpenCL's
+# CL_R, CL_RG, CL_RGBA... as HIP's runtime set it from CUDA's channel descriptor) says how many, at run time.
+CHANNEL_ORDER_DWORD = 9
+CHANNELS_BY_ORDER = {0x10B2: 2, 0x10B3: 2, 0x10BB: 2, 0x10B5: 4, 0x10B6: 4, 0x10B7: 4}  # RG, RA, RGx; RGBA, BGRA,
+# ARGB; every other order has one channel
+RAW_ELEMENTS = {1: ((1, 8),), 2: ((1, 16), (2, 8)), 4: ((1, 32), (2, 16), (4, 8)), 8: ((2, 32), (4, 16)),
+                16: ((2, 64), (4, 32))}  # access bytes -> (channels, bits per channel) it can be
+
+
+def _channel_count(e: Emitter, handle: str) -> str:
+    image, _ = _descriptors(e, handle)
+    word = e.value(f"getelementptr inbounds i32, ptr addrspace({IMAGE_SPACE}) {image}, i64 {CHANNEL_ORDER_DWORD}")
+    order = e.value(f"load i32, ptr addrspace({IMAGE_SPACE}) {word}, align 4")
+    count = "1"
+    for value, channels in CHANNELS_BY_ORDER.items():
+        count = e.value(f"select i1 {e.value(f'icmp eq i32 {order}, {value}')}, i32 {channels}, i32 {count}")
+    return count
+
+
+def _dwords(e: Emitter, elements: list[str], bits: int) -> list[str]:
+    """Elements (i{bits}) packed little-endian into dwords (one i32 holding a sub-dword total)."""
+    total_bits = bits * len(elements)
+    wide = f"i{max(32, total_bits)}"
+    packed = "0"
+    for index, element in enumerate(elements):
+        widened = e.value(f"zext i{bits} {element} to {wide}") if f"i{bits}" != wide else element
+        packed = e.value(f"or {wide} {packed}, {e.value(f'shl {wide} {widened}, {bits * index}') if index else widened}")
+    if wide == "i32":
+        return [packed]
+    return [e.value(f"trunc {wide} {e.value(f'lshr {wide} {packed}, {32 * i}') if i else packed} to i32")
+            for i in range(total_bits // 32)]
+
+
+def _elements_of(e: Emitter, dwords: list[str], bits: int, count: int) -> list[str]:
+    """The inverse of `_dwords`: `count` elements of i{bits} from the dwords."""
+    wide = f"i{max(32, 32 * len(dwords))}"
+    packed = dwords[0] if wide == "i32" else "0"
+    if wide != "i32":
+        for index, dword in enumerate(dwords):
+            widened = e.value(f"zext i32 {dword} to {wide}")
+            packed = e.value(f"or {wide} {packed}, {e.value(f'shl {wide} {widened}, {32 * index}') if index else widened}")
+    return [e.value(f"trunc {wide} {e.value(f'lshr {wide} {packed}, {bits * i}') if i else packed} to i{bits}")
+            if f"i{bits}" != wide else packed for i in range(count)]
+
+
+def surface_load_raw(e: Emitter, geometry_name: str, handle: str, coordinates: Coordinates, access_bytes: int,
+                     boundary: str) -> list[str]:
+    """SULD.D: the `access_bytes` of the element at x (bytes), y, z as dwords (i32; 1 or 2 bytes in the low bits):
+    the element's channels loaded as `surface_load` loads them (on NVPTX one access of that size)."""
+    if e.target.name == "nvptx":  # suld.b of the access's size: the element's bits, whatever its format
+        bits, count = (8 * access_bytes, 1) if access_bytes < 4 else (32, access_bytes // 4)
+        return _dwords(e, surface_load(e, geometry_name, handle, coordinates, bits, count, boundary), bits)
+    channels = _channel_count(e, handle)
+    slots = [e.slot(f"raw.{e.fresh().lstrip('%')}", "i32") for _ in range(max(1, access_bytes // 4))]
+    for count, bits in RAW_ELEMENTS[access_bytes]:
+        def load(count: int = count, bits: int = bits) -> None:
+            dwords = _dwords(e, surface_load(e, geometry_name, handle, coordinates, bits, count, boundary), bits)
+            for slot, dword in zip(slots, dwords):
+                e.emit(f"store i32 {dword}, {e.alloca_ptr()} {slot}")
+        e.guarded(e.value(f"icmp eq i32 {channels}, {count}"), load)
+    return [e.value(f"load i32, {e.alloca_ptr()} {slot}") for slot in slots]
+
+
+def surface_store_raw(e: Emitter, geometry_name: str, handle: str, coordinates: Coordinates, dwords: list[str],
+                      access_bytes: int, boundary: str) -> None:
+    """SUST.D: `access_bytes` (from the dwords, i32) into the element at x (bytes), y, z, channel by channel."""
+    if e.target.name == "nvptx":
+        if access_bytes < 4:
+            bits = 8 * access_bytes
+            surface_store(e, geometry_name, handle, coordinates, bits,
+                          [e.value(f"trunc i32 {dwords[0]} to i{bits}")], boundary)
+        else:
+            surface_store(e, geometry_name, handle, coordinates, 32, dwords, boundary)
+        return
+    channels = _channel_count(e, handle)
+    for count, bits in RAW_ELEMENTS[access_bytes]:
+        def store(count: int = count, bits: int = bits) -> None:
+            surface_store(e, geometry_name, handle, coordinates, bits, _elements_of(e, dwords, bits, count), boundary)
+        e.guarded(e.value(f"icmp eq i32 {channels}, {count}"), store)

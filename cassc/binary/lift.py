@@ -27,8 +27,12 @@ from cassc.binary.reroll import reroll_runtime_unrolled_loops
 
 __all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module"]
 
-# The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
+# The float operations the PTX ISA lets the code generator fuse into an fma when they carry none of the
+# rounding modifiers.
+CONTRACTIBLE = ("fadd", "fsub", "fmul")
+ROUNDING_MODIFIERS = ("rn", "rz", "rm", "rp")
 ATOMIC_OPERATIONS = ("add", "exch", "and", "or", "xor", "inc", "dec", "min", "max")
+# The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
 SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
               for operation in ("absdiff", "add", "sub", "min", "max") for lanes in (4, 2)}
 _ADDRESS = re.compile(r"^\[\s*([^\]+\-\s]+)\s*(?:([+-])\s*(-?(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]$")
@@ -523,18 +527,56 @@ class FunctionLifter(Emitter):
         """ld.acquire / ld.relaxed / st.release / st.relaxed (memory-model loads and stores, as in spin-waits):
         atomic, so that LLVM neither hoists them out of a loop nor merges them."""
         load = instruction.opcode == "ld"
-        if instruction.operands[int(not load)].strip().startswith("{"):
-            raise self.fail("vector loads and stores with a memory order")
         scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
         ordering = next(m for m in instruction.modifiers if m in ("acquire", "release", "relaxed"))
         pointer, number = self.address(instruction.operands[int(load)], space)
         size = width(ptx_type) // 8
+        registers = self.vector(instruction.operands[int(not load)])
+        if len(registers) > 1:
+            # A vector (CUB's look-back tile descriptors: {status, value} as st.relaxed.v2.u32) is one access of
+            # its whole width, so no reader sees half of a write; the PTX ISA allows that order of its elements.
+            # Up to 64 bits an atomic; wider (v2.u64) one volatile access, a single 128-bit instruction.
+            bits = width(ptx_type) * len(registers)
+            if bits > 64:  # no atomic of 128 bits: one volatile access of the vector (a single b128 instruction)
+                self.volatile_vector(load, ptx_type, registers, pointer, number)
+                return
+            if load:
+                whole = self.ordered_load(f"b{bits}", pointer, number, bits // 8, ordering, scope)
+                for index, register in enumerate(registers):
+                    part = self.value(f"lshr i{bits} {whole}, {index * width(ptx_type)}") if index else whole
+                    self.write(register, self.value(f"trunc i{bits} {part} to {int_type(ptx_type)}"),
+                               f"b{width(ptx_type)}")
+            else:
+                whole = "0"
+                for index, register in enumerate(registers):
+                    element = self.value(f"zext {int_type(ptx_type)} {self.read(register, f'b{width(ptx_type)}')} "
+                                         f"to i{bits}")
+                    shifted = self.value(f"shl i{bits} {element}, {index * width(ptx_type)}") if index else element
+                    whole = self.value(f"or i{bits} {whole}, {shifted}")
+                self.ordered_store(f"b{bits}", whole, pointer, number, bits // 8, ordering, scope)
+            return
         if load:
             self.write(instruction.operands[0], self.ordered_load(ptx_type, pointer, number, size, ordering, scope),
                        ptx_type)
         else:
             self.ordered_store(ptx_type, self.read(instruction.operands[1], ptx_type), pointer, number, size,
                                ordering, scope)
+
+    def volatile_vector(self, load: bool, ptx_type: str, registers: list[str], pointer: str, space: int) -> None:
+        """A vector loaded or stored whole by one volatile access."""
+        vector = f"<{len(registers)} x {int_type(ptx_type)}>"
+        align = width(ptx_type) // 8 * len(registers)
+        if load:
+            loaded = self.value(f"load volatile {vector}, {self.ptr(space)} {pointer}, align {align}")
+            for index, register in enumerate(registers):
+                self.write(register, self.value(f"extractelement {vector} {loaded}, i32 {index}"),
+                           f"b{width(ptx_type)}")
+            return
+        built = "poison"
+        for index, register in enumerate(registers):
+            built = self.value(f"insertelement {vector} {built}, {int_type(ptx_type)} "
+                               f"{self.read(register, f'b{width(ptx_type)}')}, i32 {index}")
+        self.emit(f"store volatile {vector} {built}, {self.ptr(space)} {pointer}, align {align}")
 
     def op_st(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
@@ -601,7 +643,11 @@ class FunctionLifter(Emitter):
         b = self.read(instruction.operands[2], ptx_type)
         llvm_type = value_type(ptx_type)
         if is_float(ptx_type):
-            result = self.value(f"{float_op} {llvm_type} {a}, {b}")
+            if float_op in CONTRACTIBLE:
+                contractible = not any(m in ROUNDING_MODIFIERS for m in instruction.modifiers)
+                result = self.float_arithmetic(float_op, ptx_type, a, b, contractible)
+            else:
+                result = self.value(f"{float_op} {llvm_type} {a}, {b}")
             result = self.saturate(instruction, result, ptx_type)
         else:
             if "sat" in instruction.modifiers:
@@ -775,6 +821,17 @@ class FunctionLifter(Emitter):
 
     def op_shr(self, instruction: Instruction) -> None:
         self.shift_op(instruction, "ashr" if is_signed(self.the_type(instruction)) else "lshr")
+
+    def op_shf(self, instruction: Instruction) -> None:
+        """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the high (l) or low (r) word of b:a shifted by c, which .wrap
+        takes mod 32 and .clamp caps at 32 (a shift by 32 leaves a (l) or b (r))."""
+        a, b, amount = (self.read(o, "b32") for o in instruction.operands[1:4])
+        direction = "fshl" if "l" in instruction.modifiers else "fshr"
+        result = self.funnel(direction, b, a, amount)
+        if "clamp" in instruction.modifiers:
+            whole = self.value(f"icmp uge i32 {amount}, 32")
+            result = self.value(f"select i1 {whole}, i32 {a if direction == 'fshl' else b}, i32 {result}")
+        self.write(instruction.operands[0], result, "b32")
 
     def shift_op(self, instruction: Instruction, operation: str) -> None:
         ptx_type = self.the_type(instruction)
@@ -1195,7 +1252,11 @@ class FunctionLifter(Emitter):
 
     def op_atom(self, instruction: Instruction, returns: bool = True) -> None:
         ptx_type = self.the_type(instruction)
-        if "x2" in ptx_type or width(ptx_type) not in (32, 64):
+        # 16-bit and packed floats (atom.add.noftz.f16/.f16x2/.bf16x2, their min/max): LLVM's atomicrmw on
+        # half/bfloat and their vectors, which a target without the instruction does by compare-and-swap.
+        packed_float = is_float(ptx_type) and (width(ptx_type) == 16 or "x2" in ptx_type)
+        if (not packed_float and ("x2" in ptx_type or width(ptx_type) not in (32, 64))) or (
+                packed_float and not any(m in instruction.modifiers for m in ("add", "min", "max"))):
             raise self.fail(f"atomics on .{ptx_type}")
         space = self.space_of(instruction)
         scope = next((m for m in instruction.modifiers if m in ("cta", "gpu", "sys", "cluster")), "gpu")
@@ -1429,6 +1490,13 @@ class FunctionLifter(Emitter):
         registers = matrices.ldmatrix(self, count, "trans" in modifiers, pointer, number)
         for register, value in zip(self.vector(instruction.operands[0]), registers):
             self.write(register, value, "b32")
+
+    def op_movmatrix(self, instruction: Instruction) -> None:
+        """movmatrix.sync.aligned.m8n8.trans.b16 d, a (binary/matrices.py)."""
+        if not {"m8n8", "trans", "b16"} <= set(instruction.modifiers):
+            self.tensor_core(instruction)
+        value = matrices.movmatrix(self, self.read(instruction.operands[1], "b32"))
+        self.write(instruction.operands[0], value, "b32")
 
     def tensor_core(self, instruction: Instruction) -> None:
         raise self.fail(f"the tensor-core instruction '{instruction.opcode}' (its per-thread fragment layouts are "

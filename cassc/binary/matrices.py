@@ -336,3 +336,22 @@ def ldmatrix(e: Emitter, count: int, transpose: bool, address: str, space: int) 
         high = load(row_address(e.value(f"add i32 {first}, 1")), column, "i16")
         registers.append(_pack(e, low, high))
     return registers
+
+
+def movmatrix(e: Emitter, value: str) -> str:
+    """movmatrix.sync.aligned.m8n8.trans.b16: the warp's 8x8 matrix of 16-bit elements transposed. Lane l holds
+    row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 (the low half first), before and after; its new elements are
+    the old ones at row 2 (l % 4) + k, column l / 4, which lane 4 (2 (l % 4) + k) + l / 8 holds in half
+    (l / 4) % 2."""
+    lane = e.lane_id()
+    column = e.value(f"lshr i32 {lane}, 2")
+    shift = e.value(f"shl i32 {e.value(f'and i32 {column}, 1')}, 4")
+    pair_column = e.value(f"shl i32 {e.value(f'and i32 {lane}, 3')}, 1")
+    source_column = e.value(f"lshr i32 {lane}, 3")
+    halves = []
+    for k in range(2):
+        row = e.value(f"add i32 {pair_column}, {k}")
+        source = e.value(f"add i32 {e.value(f'shl i32 {row}, 2')}, {source_column}")
+        moved, _ = e.shuffle("idx", value, source, "31", lambda: "-1")
+        halves.append(e.value(f"and i32 {e.value(f'lshr i32 {moved}, {shift}')}, 65535"))
+    return e.value(f"or i32 {halves[0]}, {e.value(f'shl i32 {halves[1]}, 16')}")

@@ -28,6 +28,8 @@ from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_co
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
+from cassc.binary.sass_images import IMAGE_OPCODES, ImageOperations
+from cassc.binary.sass_matrices import MatrixOperations
 
 # Where the kernel parameters start in constant bank 0 is the cubin's (EIATTR_PARAM_CBANK); the rest:
 BLOCK_DIM = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z", 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
@@ -76,7 +78,7 @@ def _parameter_align(offset: int, size: int) -> int:
     return min(16, offset & -offset)
 
 
-class SassLifter(Emitter):
+class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
         self.kernel = replace(kernel, instructions=reroll_runtime_unrolled_loops(kernel.instructions))
@@ -287,7 +289,7 @@ class SassLifter(Emitter):
         if handler is None:
             raise self.fail(f"SASS instruction {base} is not translated")
         unparsed = next((o for o in instruction.operands if isinstance(o, Unparsed)), None)
-        if unparsed is not None and handler != self.reconvergence_hint:
+        if unparsed is not None and handler != self.reconvergence_hint and base not in IMAGE_OPCODES:
             raise self.fail(f"operand '{unparsed.text}' of {base}")
         guard = instruction.guard
         try:
@@ -899,12 +901,6 @@ class SassLifter(Emitter):
         self.write32(destination, total)
         if carry_out is not None:
             self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
-
-    def funnel(self, direction: str, high: str, low: str, amount: str) -> str:
-        """The high ("fshl") or low ("fshr") word of high:low shifted left (right) by `amount` (mod 32):
-        one funnel shift (v_alignbit on AMDGPU, shf on NVIDIA)."""
-        shift = self.intrinsic(f"llvm.{direction}", "i32", 3)
-        return self.value(f"call i32 {shift}(i32 {high}, i32 {low}, i32 {amount})")
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
         """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""

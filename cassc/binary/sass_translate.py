@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from cassc.binary.codegen import amdgpu_object, data_layout, link_code_object
+from cassc.binary.codegen import amdgpu_object, data_layout, device_libraries, link_code_object
 from cassc.binary.emit import AMDGPU
 from cassc.binary.extract import BinaryModule, DeviceImage
 from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
@@ -20,6 +20,7 @@ from cassc.binary.sass import SassSyntaxError, read_program
 from cassc.binary.sass_lift import lift_sass_kernels
 from cassc.errors import CompileError, InputError
 from cassc.repair.prompt import AnswerRejected
+from cassc.toolchain import find_toolchain
 
 SASS_ARCHS = (75, 80, 86, 87, 89, 90)  # the machine code the parser and lifter read
 
@@ -81,7 +82,10 @@ def translate_sass(modules: list[BinaryModule], work_dir: Path, lld: Path, offlo
             except AnswerRejected as why:
                 failures[name] = f"{reason}; the model's answer was not used: {why}"
     stem = "".join(c if c.isalnum() else "_" for c in Path(modules[0].origin).name)[-60:] + f".sm_{arch}"
-    code_object = link_code_object(amdgpu_object([ir], target), work_dir, stem, lld) if names else b""
+    # Textures, printf, assert and malloc call HIP's device library, linked in as HIP clang links it.
+    libraries = device_libraries(find_toolchain().device_lib_dir((offload_arch,)), offload_arch) \
+        if "@__ockl_" in ir else ()
+    code_object = link_code_object(amdgpu_object([ir], target, libraries), work_dir, stem, lld) if names else b""
     descriptors = kernel_descriptors(code_object) if code_object else {}
     recorded = {k.name: k for m in modules for k in m.kernels}
     translated = []
