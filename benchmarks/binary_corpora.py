@@ -354,7 +354,7 @@ PARBOIL_TIMER_LINE = r"^( -.*|IO|Kernel|Copy|Driver|Copy Async|Compute|CPU/Kerne
 PARBOIL_RUN = """#!/bin/sh
 # Parboil's run as its driver makes it, in a directory of its own (the two variants run side by side), then its
 # result file as text; its timer lines left out.
-mkdir -p out-{variant} && cd out-{variant} && ln -sfn ../input input
+mkdir -p out-{variant} && cd out-{variant}
 ../{variant}.bin {args} > stdout 2>&1
 rc=$?
 grep -v -E '{timer}' stdout

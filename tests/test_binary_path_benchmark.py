@@ -64,7 +64,7 @@ def test_a_parboil_run_prints_its_output_and_result_file_without_its_timers(tmp_
     (out / "parboil-inputs" / "sgemm" / "input").mkdir(parents=True)
     runs = {v: subprocess.run([f"./{v}"], cwd=directory, capture_output=True, text=True) for v in ("original", "roundtrip")}
     lines = runs["original"].stdout.splitlines()
-    assert lines[0] == "args: -i input/matrix1.txt,input/matrix2.txt,input/matrix2t.txt -o run.out"
+    assert lines[0] == "args: -i ../input/matrix1.txt,../input/matrix2.txt,../input/matrix2t.txt -o run.out"
     assert lines[1] == "Pass" and lines[2].startswith("run.out: 2 float32") and "1.5 2" in runs["original"].stdout
     assert runs["original"].stdout == runs["roundtrip"].stdout
     assert (directory / "out-original" / "run.out").exists() and (directory / "out-roundtrip" / "run.out").exists()
