@@ -89,16 +89,6 @@ template <typename T> __device__ inline void __stwb(T* address, T value) { *addr
 template <typename T> __device__ inline void __stcg(T* address, T value) { *address = value; }
 template <typename T> __device__ inline void __stcs(T* address, T value) { *address = value; }
 template <typename T> __device__ inline void __stwt(T* address, T value) { *address = value; }
-/* CUDA's tiles know their place among their siblings (`tile.meta_group_size()`, rewritten to these by
- * member_calls.py); HIP 5.2's do not. Tiles of the thread block are the case CUDA code uses. */
-template <typename Tile>
-__device__ inline unsigned int __cassc_meta_group_size(const Tile& tile) {
-  return (blockDim.x * blockDim.y * blockDim.z + tile.size() - 1) / tile.size();
-}
-template <typename Tile>
-__device__ inline unsigned int __cassc_meta_group_rank(const Tile& tile) {
-  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / tile.size();
-}
 template <typename T>
 __device__ inline T __cassc_shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) {
   return __shfl(var, src_lane, width);
