@@ -644,6 +644,45 @@ int main() { cuda::std::atomic<int> host(3); host.fetch_add(2); return host.load
     assert subprocess.run([str(tmp_path / "app")]).returncode == 0
 
 
+def test_runtime_hints_the_binary_path_answers_succeed_on_the_source_path_too(cassc, tmp_path: Path) -> None:
+    """The runtime functions the binary path's runtime answers with success (cudart-api.tsv's `success` rows)
+    build from source too, with CUDA's types where HIP has none (a stream's access-policy window, as CUDA's
+    samples set it), and succeed."""
+    write(tmp_path / "hints.cu", """\
+#include <cuda_runtime.h>
+int main(int argc, char**) {
+  cudaStream_t stream = nullptr;
+  float* data = nullptr;
+  cudaStreamAttrValue attribute;
+  attribute.accessPolicyWindow.base_ptr = data;
+  attribute.accessPolicyWindow.num_bytes = 1 << 20;
+  attribute.accessPolicyWindow.hitRatio = 0.6f;
+  attribute.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  attribute.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  int failures = cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attribute) != cudaSuccess;
+  failures += cudaStreamCopyAttributes(stream, stream) != cudaSuccess;
+  failures += cudaGraphKernelNodeCopyAttributes(nullptr, nullptr) != cudaSuccess;
+  failures += cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+                                                 cudaFlushGPUDirectRDMAWritesToOwner) != cudaSuccess;
+  int devices[] = {0};
+  failures += cudaSetValidDevices(devices, 1) != cudaSuccess;
+  failures += cudaKernelSetAttributeForDevice(nullptr, cudaFuncAttributeMaxDynamicSharedMemorySize, 0, 0) != cudaSuccess;
+  unsigned long long zero = 0;
+  failures += cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) != cudaSuccess;
+  void* pointers[] = {data};
+  size_t sizes[] = {0}, location_indices[] = {0};
+  cudaMemLocation location = {};
+  failures += cudaMemPrefetchBatchAsync(pointers, sizes, 1, &location, location_indices, 1, 0, stream) != cudaSuccess;
+  failures += cudaMemDiscardAndPrefetchBatchAsync(pointers, sizes, 1, &location, location_indices, 1, 0, stream) != cudaSuccess;
+  failures += cudaMemDiscardBatchAsync(pointers, sizes, 1, 0, stream) != cudaSuccess;
+  if (argc > 1) failures += cudaGraphUpload(nullptr, stream) != cudaSuccess;  // HIP 6 asks the device
+  return failures;
+}
+""")
+    cassc("hints.cu", "-o", "hints")
+    assert subprocess.run([str(tmp_path / "hints")]).returncode == 0
+
+
 @pytest.mark.skipif(system_headers_missing("cuda_egl_interop.h"), reason="needs EGL's headers (libegl-dev)")
 def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
     """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""

@@ -368,4 +368,74 @@ static inline hipError_t cudaDeviceGraphMemTrim(int device) {
   return hipSuccess;
 #endif
 }
+/* The other requests the binary path's runtime answers with success (cudart-api.tsv's `success` rows): hints
+ * and attributes whose feature AMD GPUs lack (access-policy windows and stream synchronisation policies on
+ * streams and kernel nodes, GPUDirect RDMA write flushes, the set of devices to try), graph uploads (HIP 5.2
+ * uploads at launch; HIP 6's hipGraphUpload), prefetches and discards of managed memory (performance hints to
+ * CUDA: the data stays where it is and stays valid), a graph-memory high watermark reset (HIP 5.2 has no graph
+ * memory). CUDA's types for them that HIP lacks are CUDA's own, with CUDA's values. */
+enum cudaFlushGPUDirectRDMAWritesTarget { cudaFlushGPUDirectRDMAWritesTargetCurrentDevice };
+enum cudaFlushGPUDirectRDMAWritesScope { cudaFlushGPUDirectRDMAWritesToOwner = 100, cudaFlushGPUDirectRDMAWritesToAllDevices = 200 };
+enum cudaGraphMemAttributeType {
+  cudaGraphMemAttrUsedMemCurrent = 0, cudaGraphMemAttrUsedMemHigh = 1,
+  cudaGraphMemAttrReservedMemCurrent = 2, cudaGraphMemAttrReservedMemHigh = 3
+};
+enum cudaSynchronizationPolicy { cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3, cudaSyncPolicyBlockingSync = 4 };
+typedef enum cudaLaunchMemSyncDomain { cudaLaunchMemSyncDomainDefault = 0, cudaLaunchMemSyncDomainRemote = 1 } cudaLaunchMemSyncDomain;
+typedef struct cudaLaunchMemSyncDomainMap_st { unsigned char default_; unsigned char remote; } cudaLaunchMemSyncDomainMap;
+typedef enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5, cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8, cudaLaunchAttributeMemSyncDomainMap = 9,
+  cudaLaunchAttributeMemSyncDomain = 10
+} cudaLaunchAttributeID;
+/* The members a stream's attributes use, in CUDA's 64-byte union. */
+typedef union cudaLaunchAttributeValue {
+  char pad[64];
+  hipAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  enum cudaSynchronizationPolicy syncPolicy;
+  struct { unsigned int x, y, z; } clusterDim;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+  cudaLaunchMemSyncDomainMap memSyncDomainMap;
+  cudaLaunchMemSyncDomain memSyncDomain;
+} cudaLaunchAttributeValue;
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+typedef struct CUkern_st* cudaKernel_t;
+static inline hipError_t cudaStreamSetAttribute(hipStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) { return hipSuccess; }
+static inline hipError_t cudaStreamCopyAttributes(hipStream_t, hipStream_t) { return hipSuccess; }
+static inline hipError_t cudaGraphKernelNodeCopyAttributes(hipGraphNode_t, hipGraphNode_t) { return hipSuccess; }
+static inline hipError_t cudaGraphUpload(hipGraphExec_t graphExec, hipStream_t stream) {
+#if HIP_VERSION_MAJOR >= 6
+  return hipGraphUpload(graphExec, stream);
+#else
+  (void)graphExec, (void)stream;
+  return hipSuccess;
+#endif
+}
+static inline hipError_t cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTarget, cudaFlushGPUDirectRDMAWritesScope) {
+  return hipSuccess;
+}
+static inline hipError_t cudaSetValidDevices(int*, int) { return hipSuccess; }
+static inline hipError_t cudaKernelSetAttributeForDevice(cudaKernel_t, hipFuncAttribute, int, int) { return hipSuccess; }
+static inline hipError_t cudaDeviceSetGraphMemAttribute(int, cudaGraphMemAttributeType, void*) { return hipSuccess; }
+static inline hipError_t cudaMemPrefetchBatchAsync(void**, size_t*, size_t, hipMemLocation*, size_t*, size_t,
+                                                   unsigned long long, hipStream_t) {
+  return hipSuccess;
+}
+static inline hipError_t cudaMemDiscardAndPrefetchBatchAsync(void**, size_t*, size_t, hipMemLocation*, size_t*, size_t,
+                                                             unsigned long long, hipStream_t) {
+  return hipSuccess;
+}
+static inline hipError_t cudaMemDiscardBatchAsync(void**, size_t*, size_t, unsigned long long, hipStream_t) {
+  return hipSuccess;
+}
 #endif /* __cplusplus */

@@ -3,7 +3,8 @@
  * thread scope being the AMDGPU synchronisation scope of the same reach (block: workgroup, device: agent,
  * system: system, thread: one thread). cuda::std::atomic and atomic_ref are the system-scope ones, as in
  * libcu++; memory orders are std's. fetch_min/fetch_max of a type the hardware has no such atomic for
- * (floating point) are a compare-and-swap loop. */
+ * (floating point) are a compare-and-swap loop. A host compiler (g++ on the stand-in toolkit's headers) gets
+ * the same API over GCC's __atomic builtins, every read-modify-write a compare-and-swap loop. */
 #pragma once
 #include <hip/hip_runtime.h>
 #include <atomic>
@@ -29,6 +30,7 @@ using std::memory_order_acq_rel;
 using std::memory_order_seq_cst;
 
 namespace __cassc_atomic {
+#if defined(__HIP__)
 #define __CASSC_ATOMIC_FN __host__ __device__ inline
 /* The builtins take the scope as a constant: one instantiation per scope. */
 template <thread_scope Scope>
@@ -37,6 +39,10 @@ template <> struct scope<thread_scope_system> { static constexpr int value = __H
 template <> struct scope<thread_scope_device> { static constexpr int value = __HIP_MEMORY_SCOPE_AGENT; };
 template <> struct scope<thread_scope_block> { static constexpr int value = __HIP_MEMORY_SCOPE_WORKGROUP; };
 template <> struct scope<thread_scope_thread> { static constexpr int value = __HIP_MEMORY_SCOPE_SINGLETHREAD; };
+#define __CASSC_ATOMIC_CALL(operation, ...) __hip_atomic_##operation(__VA_ARGS__, scope<Scope>::value)
+#else
+#define __CASSC_ATOMIC_FN inline
+#endif
 /* The failure order compare-exchange derives from a single order, as std::atomic does. */
 __CASSC_ATOMIC_FN int failure_order(memory_order order) {
   return order == memory_order_acq_rel ? __ATOMIC_ACQUIRE
@@ -46,63 +52,105 @@ __CASSC_ATOMIC_FN int failure_order(memory_order order) {
 /* The operations, on the object address() names (a member for atomic, a reference for atomic_ref). */
 template <class Derived, class T, thread_scope Scope>
 struct operations {
-  static constexpr int S = scope<Scope>::value;
   __CASSC_ATOMIC_FN T* at() const { return static_cast<const Derived*>(this)->address(); }
+#if defined(__HIP__)
   __CASSC_ATOMIC_FN T load(memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_load(at(), static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(load, at(), static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN void store(T value, memory_order order = memory_order_seq_cst) const {
-    __hip_atomic_store(at(), value, static_cast<int>(order), S);
+    __CASSC_ATOMIC_CALL(store, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN T exchange(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_exchange(at(), value, static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(exchange, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN bool compare_exchange_weak(T& expected, T desired, memory_order success, memory_order failure) const {
-    return __hip_atomic_compare_exchange_weak(at(), &expected, desired, static_cast<int>(success),
-                                              static_cast<int>(failure), S);
+    return __CASSC_ATOMIC_CALL(compare_exchange_weak, at(), &expected, desired, static_cast<int>(success),
+                               static_cast<int>(failure));
   }
   __CASSC_ATOMIC_FN bool compare_exchange_strong(T& expected, T desired, memory_order success, memory_order failure) const {
-    return __hip_atomic_compare_exchange_strong(at(), &expected, desired, static_cast<int>(success),
-                                                static_cast<int>(failure), S);
-  }
-  __CASSC_ATOMIC_FN bool compare_exchange_weak(T& expected, T desired, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_compare_exchange_weak(at(), &expected, desired, static_cast<int>(order), failure_order(order), S);
-  }
-  __CASSC_ATOMIC_FN bool compare_exchange_strong(T& expected, T desired, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_compare_exchange_strong(at(), &expected, desired, static_cast<int>(order), failure_order(order), S);
+    return __CASSC_ATOMIC_CALL(compare_exchange_strong, at(), &expected, desired, static_cast<int>(success),
+                               static_cast<int>(failure));
   }
   __CASSC_ATOMIC_FN T fetch_add(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_fetch_add(at(), value, static_cast<int>(order), S);
-  }
-  __CASSC_ATOMIC_FN T fetch_sub(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_fetch_add(at(), static_cast<T>(-value), static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(fetch_add, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN T fetch_and(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_fetch_and(at(), value, static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(fetch_and, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN T fetch_or(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_fetch_or(at(), value, static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(fetch_or, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN T fetch_xor(T value, memory_order order = memory_order_seq_cst) const {
-    return __hip_atomic_fetch_xor(at(), value, static_cast<int>(order), S);
+    return __CASSC_ATOMIC_CALL(fetch_xor, at(), value, static_cast<int>(order));
   }
   __CASSC_ATOMIC_FN T fetch_min(T value, memory_order order = memory_order_seq_cst) const {
     if constexpr (::std::is_integral<T>::value) {
-      return __hip_atomic_fetch_min(at(), value, static_cast<int>(order), S);
+      return __CASSC_ATOMIC_CALL(fetch_min, at(), value, static_cast<int>(order));
     } else {
-      T old = load(memory_order_relaxed);
-      while (value < old && !compare_exchange_weak(old, value, order)) {}
-      return old;
+      return update(order, [](T old, T v) { return v < old ? v : old; }, value);
     }
   }
   __CASSC_ATOMIC_FN T fetch_max(T value, memory_order order = memory_order_seq_cst) const {
     if constexpr (::std::is_integral<T>::value) {
-      return __hip_atomic_fetch_max(at(), value, static_cast<int>(order), S);
+      return __CASSC_ATOMIC_CALL(fetch_max, at(), value, static_cast<int>(order));
     } else {
-      T old = load(memory_order_relaxed);
-      while (old < value && !compare_exchange_weak(old, value, order)) {}
-      return old;
+      return update(order, [](T old, T v) { return old < v ? v : old; }, value);
     }
+  }
+#else
+  __CASSC_ATOMIC_FN T load(memory_order order = memory_order_seq_cst) const {
+    T value;
+    __atomic_load(at(), &value, static_cast<int>(order));
+    return value;
+  }
+  __CASSC_ATOMIC_FN void store(T value, memory_order order = memory_order_seq_cst) const {
+    __atomic_store(at(), &value, static_cast<int>(order));
+  }
+  __CASSC_ATOMIC_FN T exchange(T value, memory_order order = memory_order_seq_cst) const {
+    T old;
+    __atomic_exchange(at(), &value, &old, static_cast<int>(order));
+    return old;
+  }
+  __CASSC_ATOMIC_FN bool compare_exchange_weak(T& expected, T desired, memory_order success, memory_order failure) const {
+    return __atomic_compare_exchange(at(), &expected, &desired, true, static_cast<int>(success), static_cast<int>(failure));
+  }
+  __CASSC_ATOMIC_FN bool compare_exchange_strong(T& expected, T desired, memory_order success, memory_order failure) const {
+    return __atomic_compare_exchange(at(), &expected, &desired, false, static_cast<int>(success), static_cast<int>(failure));
+  }
+  __CASSC_ATOMIC_FN T fetch_add(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return old + v; }, value);
+  }
+  __CASSC_ATOMIC_FN T fetch_and(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return old & v; }, value);
+  }
+  __CASSC_ATOMIC_FN T fetch_or(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return old | v; }, value);
+  }
+  __CASSC_ATOMIC_FN T fetch_xor(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return old ^ v; }, value);
+  }
+  __CASSC_ATOMIC_FN T fetch_min(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return v < old ? v : old; }, value);
+  }
+  __CASSC_ATOMIC_FN T fetch_max(T value, memory_order order = memory_order_seq_cst) const {
+    return update(order, [](T old, T v) { return old < v ? v : old; }, value);
+  }
+#endif
+  /* A read-modify-write as a compare-and-swap loop; the old value. */
+  template <class Operation>
+  __CASSC_ATOMIC_FN T update(memory_order order, Operation operation, T value) const {
+    T old = load(memory_order_relaxed);
+    while (!compare_exchange_weak(old, operation(old, value), order)) {}
+    return old;
+  }
+  __CASSC_ATOMIC_FN bool compare_exchange_weak(T& expected, T desired, memory_order order = memory_order_seq_cst) const {
+    return compare_exchange_weak(expected, desired, order, static_cast<memory_order>(failure_order(order)));
+  }
+  __CASSC_ATOMIC_FN bool compare_exchange_strong(T& expected, T desired, memory_order order = memory_order_seq_cst) const {
+    return compare_exchange_strong(expected, desired, order, static_cast<memory_order>(failure_order(order)));
+  }
+  __CASSC_ATOMIC_FN T fetch_sub(T value, memory_order order = memory_order_seq_cst) const {
+    return fetch_add(static_cast<T>(-value), order);
   }
   __CASSC_ATOMIC_FN bool is_lock_free() const { return sizeof(T) <= 8; }
   __CASSC_ATOMIC_FN operator T() const { return load(); }
@@ -159,4 +207,5 @@ template <class T>
 using atomic_ref = cuda::atomic_ref<T, thread_scope_system>;
 }  // namespace std
 #undef __CASSC_ATOMIC_FN
+#undef __CASSC_ATOMIC_CALL
 }  // namespace cuda
