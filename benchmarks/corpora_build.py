@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Build rate on corpora cassc was never tuned to: Parboil, SHOC, the CUDA by Example book code, Rodinia and
-PolyBench/GPU.
+"""Build rate on corpora cassc was never tuned to: Parboil, SHOC, the CUDA by Example book code, Rodinia,
+PolyBench/GPU and a fixed part of NVIDIA's CUDA samples.
 
 Each corpus is built as its own users build it, unmodified, in a scratch copy (the checkout is never
 written to), twice:
@@ -34,6 +34,12 @@ written to), twice:
   polybench (github.com/sgrauerg/polybenchGpu) each `CUDA/<program>/` directory built as its compileCodes.sh
            does, `make` there: CUDA/common.mk runs `nvcc -O3 ${CUFILES} -o ${EXECUTABLE}`, the nvcc PATH finds;
            built when make succeeds and the executable exists.
+  cuda-samples (github.com/NVIDIA/cuda-samples) every sample of Samples/2_Concepts_and_Techniques and
+           Samples/6_Performance whose CMakeLists.txt needs no graphics (names no OpenGL, GLUT, GLEW, EGL or
+           Vulkan), built as its README builds one: `cmake -S SAMPLE -B SAMPLE/build` then `cmake --build`,
+           the CUDA compiler from CUDACXX (cassc env sets it); built when the build succeeds. Its
+           CMakeLists ask for nine GPU architectures (sm_75..sm_120): the nvcc reference compiles for sm_90 only
+           (NVCC_ONE_ARCH drops the others), which decides whether the code builds at a ninth of the time.
 
 "In reach" = the nvcc build succeeds, or fails only on an API CUDA removed that HIP still has (a cassc
 win). Results are kept in --state keyed by a digest of the program's sources (and of cassc's own files
@@ -77,6 +83,7 @@ CORPORA = {
     "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
     "rodinia": "github.com/yuhc/gpu-rodinia",
     "polybench": "github.com/sgrauerg/polybenchGpu",
+    "cuda-samples": "github.com/NVIDIA/cuda-samples",
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
 SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
@@ -306,8 +313,47 @@ def build_polybench(root: Path, program: str, env: dict[str, str], timeout: floa
     return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
 
 
+GRAPHICS = re.compile(r"OpenGL|GLUT|GLEW|EGL|Vulkan", re.IGNORECASE)
+CUDA_SAMPLES_DIRECTORIES = ("2_Concepts_and_Techniques", "6_Performance")
+NVCC_ONE_ARCH = """#!/bin/bash
+args=()
+for a in "$@"; do
+  case "$a" in
+    --generate-code=arch=compute_90,*|-gencode=arch=compute_90,*) args+=("$a") ;;
+    --generate-code=*|-gencode=*) ;;
+    *) args+=("$a") ;;
+  esac
+done
+exec /usr/local/cuda/bin/nvcc "${args[@]}"
+"""
+
+
+def cuda_samples_programs(root: Path) -> dict[str, Path]:
+    return {f"{makefile.parent.parent.name}/{makefile.parent.name}": makefile.parent
+            for directory in CUDA_SAMPLES_DIRECTORIES
+            for makefile in sorted((root / "Samples" / directory).glob("*/CMakeLists.txt"))
+            if not GRAPHICS.search(makefile.read_text(errors="replace"))}
+
+
+def build_cuda_sample(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    directory = root / "Samples" / program
+    build = directory / "build"
+    shutil.rmtree(build, ignore_errors=True)
+    if env["CUDA_PATH"] == "/usr/local/cuda":
+        wrapper = root / "nvcc-one-arch"
+        wrapper.write_text(NVCC_ONE_ARCH)
+        wrapper.chmod(0o755)
+        env = {**env, "CUDACXX": str(wrapper)}
+    ok, log, seconds = run_logged(["cmake", "-S", str(directory), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+                                  directory, env, timeout)
+    if ok:
+        ok, more, built_seconds = run_logged(["cmake", "--build", str(build), "-j1"], directory, env, timeout)
+        log, seconds = log + more, seconds + built_seconds
+    return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
+
+
 PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs, "rodinia": rodinia_programs,
-            "polybench": polybench_programs}
+            "polybench": polybench_programs, "cuda-samples": cuda_samples_programs}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -345,7 +391,7 @@ def build_corpus(args: argparse.Namespace) -> None:
                 built = build_shoc(tree, todo, env, args.timeout)
             else:
                 builder = {"parboil": build_parboil, "book": build_book, "rodinia": build_rodinia,
-                           "polybench": build_polybench}[args.corpus]
+                           "polybench": build_polybench, "cuda-samples": build_cuda_sample}[args.corpus]
                 built = {}
                 for index, program in enumerate(todo, 1):
                     built[program] = builder(tree, program, env, args.timeout)
