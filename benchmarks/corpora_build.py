@@ -444,6 +444,11 @@ def report(args: argparse.Namespace) -> None:
            "- Rodinia: each `cuda/` program built by `make CUDA_DIR=$CUDA_PATH` in its directory (built: make "
            "succeeds); its data sets are not in the repository, so its programs "
            "are not run on the GPU",
+           "- PolyBench/GPU: each `CUDA/<program>` built by `make` there, as its `compileCodes.sh` does; an nvcc failure "
+           "that also names an undefined identifier of the program's own is out of reach",
+           "- CUDA samples: every sample of `Samples/2_Concepts_and_Techniques` and `Samples/6_Performance` whose "
+           "CMakeLists.txt needs no graphics, `cmake -S SAMPLE -B SAMPLE/build` and `cmake --build`; the nvcc reference "
+           "compiles for sm_90 only of the nine architectures the samples ask for",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
