@@ -683,6 +683,22 @@ int main(int argc, char**) {
     assert subprocess.run([str(tmp_path / "hints")]).returncode == 0
 
 
+def test_cudas_integer_min_max_overloads_on_the_device(cassc, tmp_path: Path) -> None:
+    """CUDA's min/max take every integer pairing (crt/math_functions.hpp): with HIP's threadIdx/blockDim members
+    (classes convertible to unsigned int) or mixed signedness the call was ambiguous. Mixed signs compare as
+    unsigned, as CUDA's do: min(-1, 5u) is 5."""
+    write(tmp_path / "k.cu", """\
+__global__ void k(unsigned* out, unsigned rem, int s, long l, unsigned long ul, long long ll, unsigned long long ull,
+                  float f, double d) {
+  out[0] = min(rem, blockDim.x) + max(threadIdx.x, rem) + min(s, rem) + max(rem, s) + min(s, s);
+  out[1] = min(l, l) + min(ul, l) + max(ll, ull) + min(ull, ull) + (unsigned)min(f, d) + (unsigned)max(d, f);
+  out[2] = 1000 + min(-1, 5u);
+}
+""")
+    cassc("--keep", "--keep-dir", "keep", "-c", "k.cu")
+    assert "store i32 1005," in next((tmp_path / "keep").rglob("*-gfx1100.ll")).read_text()
+
+
 @pytest.mark.skipif(system_headers_missing("cuda_egl_interop.h"), reason="needs EGL's headers (libegl-dev)")
 def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
     """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""

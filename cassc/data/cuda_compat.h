@@ -69,6 +69,33 @@ __device__ inline long long int llmin(long long int a, long long int b) { return
 __device__ inline long long int llmax(long long int a, long long int b) { return a > b ? a : b; }
 __device__ inline unsigned long long int ullmin(unsigned long long int a, unsigned long long int b) { return a < b ? a : b; }
 __device__ inline unsigned long long int ullmax(unsigned long long int a, unsigned long long int b) { return a > b ? a : b; }
+/* CUDA's min/max overloads for every integer pairing and float/double mixes (crt/math_functions.hpp), on the
+ * device, where clang's HIP headers have int, float, double and a same-type template only: a call whose
+ * argument is HIP's threadIdx/blockDim member (a class convertible to unsigned int) or of mixed types was
+ * ambiguous. A signed and an unsigned argument compare as unsigned, as CUDA's do. */
+#define __CASSC_MIN_MAX(result, first, second)                                                                  \
+  __device__ inline result min(const first a, const second b) {                                                  \
+    return static_cast<result>(a) < static_cast<result>(b) ? static_cast<result>(a) : static_cast<result>(b);   \
+  }                                                                                                              \
+  __device__ inline result max(const first a, const second b) {                                                  \
+    return static_cast<result>(a) > static_cast<result>(b) ? static_cast<result>(a) : static_cast<result>(b);   \
+  }
+__CASSC_MIN_MAX(unsigned int, unsigned int, unsigned int)
+__CASSC_MIN_MAX(unsigned int, int, unsigned int)
+__CASSC_MIN_MAX(unsigned int, unsigned int, int)
+__CASSC_MIN_MAX(long int, long int, long int)
+__CASSC_MIN_MAX(unsigned long int, unsigned long int, unsigned long int)
+__CASSC_MIN_MAX(unsigned long int, long int, unsigned long int)
+__CASSC_MIN_MAX(unsigned long int, unsigned long int, long int)
+__CASSC_MIN_MAX(long long int, long long int, long long int)
+__CASSC_MIN_MAX(unsigned long long int, unsigned long long int, unsigned long long int)
+__CASSC_MIN_MAX(unsigned long long int, long long int, unsigned long long int)
+__CASSC_MIN_MAX(unsigned long long int, unsigned long long int, long long int)
+#undef __CASSC_MIN_MAX
+__device__ inline double min(const float a, const double b) { return fmin(static_cast<double>(a), b); }
+__device__ inline double min(const double a, const float b) { return fmin(a, static_cast<double>(b)); }
+__device__ inline double max(const float a, const double b) { return fmax(static_cast<double>(a), b); }
+__device__ inline double max(const double a, const float b) { return fmax(a, static_cast<double>(b)); }
 /* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
 __device__ inline int __dp4a(int a, int b, int c) {
   for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);

@@ -24,6 +24,8 @@ from cassc.hipify.tables import LibraryPackage, RenameTables
 from cassc.hipify.vector_operators import guard_builtin_vector_operators
 
 # Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
+# nvcc pre-includes it into every CUDA unit.
+RUNTIME_HEADER = "cuda_runtime.h"
 SYSTEM_ROOTS = (Path("/usr/include"), Path("/usr/lib"), Path("/usr/local/include"), Path("/opt/rocm"),
                 Path("/usr/local/cuda"))
 
@@ -90,6 +92,7 @@ def _is_system(path: Path, extra_roots: tuple[Path, ...]) -> bool:
 def hipify_unit(
     source: Path,
     *,
+    cuda_unit: bool = False,
     mirror_root: Path,
     tables: RenameTables,
     include_dirs: tuple[str, ...],
@@ -101,7 +104,10 @@ def hipify_unit(
     write: bool = True,
 ) -> HipifiedUnit:
     """Hipify `source` and the local headers it reaches into the mirror. With `write` false nothing is
-    written (--dryrun): the unit, with its digests, is computed all the same."""
+    written (--dryrun): the unit, with its digests, is computed all the same. A CUDA unit's mirror first
+    defines the guard macros of cuda_runtime.h and the headers it includes (header-macros.tsv), as nvcc's
+    pre-included cuda_runtime.h leaves them in every CUDA unit: helper headers test them (`#ifdef
+    __DRIVER_TYPES_H__` defines checkCudaErrors) even in a unit that never includes a CUDA header."""
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
@@ -131,7 +137,11 @@ def hipify_unit(
         result = rewrite_source(text.removeprefix("\ufeff"), tables)
         rewritten, _ = guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
         name = spelled if spelled is not None else display_path(original, cwd)
-        hipified = f'#line 1 "{_escape(name)}"\n{rewritten}'
+        header = f'#line 1 "{_escape(name)}"\n'
+        # The mirror starts with its #line header; the prelude's lines are followed by it again.
+        prelude = "".join(f"#ifndef {macro}\n#define {macro}\n#endif\n"
+                          for macro in tables.header_macros.get(RUNTIME_HEADER, ())) if cuda_unit and spelled == str(source) else ""
+        hipified = header + (prelude + header if prelude else "") + rewritten
         target = mirror_path(mirror_root, original)
         encoded = hipified.encode(errors="surrogateescape")
         if write:
