@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Build rate on corpora cassc was never tuned to: Parboil, SHOC, the CUDA by Example book code and Rodinia.
+"""Build rate on corpora cassc was never tuned to: Parboil, SHOC, the CUDA by Example book code, Rodinia,
+PolyBench/GPU and a fixed part of NVIDIA's CUDA samples.
 
 Each corpus is built as its own users build it, unmodified, in a scratch copy (the checkout is never
 written to), twice:
@@ -30,6 +31,15 @@ written to), twice:
            default is /usr/local/cuda); built when make succeeds (the target's `cp` names executables some
            Makefiles no longer make). The cuda/ directories that target leaves out are built the same way. The sm_20/sm_13 its Makefiles
            ask for: as for Parboil, the nvcc reference runs again with sm_80 to learn whether the code builds.
+  polybench (github.com/sgrauerg/polybenchGpu) each `CUDA/<program>/` directory built as its compileCodes.sh
+           does, `make` there: CUDA/common.mk runs `nvcc -O3 ${CUFILES} -o ${EXECUTABLE}`, the nvcc PATH finds;
+           built when make succeeds and the executable exists.
+  cuda-samples (github.com/NVIDIA/cuda-samples) every sample of Samples/2_Concepts_and_Techniques and
+           Samples/6_Performance whose CMakeLists.txt needs no graphics (names no OpenGL, GLUT, GLEW, EGL or
+           Vulkan), built as its README builds one: `cmake -S SAMPLE -B SAMPLE/build` then `cmake --build`,
+           the CUDA compiler from CUDACXX (cassc env sets it); built when the build succeeds. Its
+           CMakeLists ask for nine GPU architectures (sm_75..sm_120): the nvcc reference compiles for sm_90 only
+           (NVCC_ONE_ARCH drops the others), which decides whether the code builds at a ninth of the time.
 
 "In reach" = the nvcc build succeeds, or fails only on an API CUDA removed that HIP still has (a cassc
 win). Results are kept in --state keyed by a digest of the program's sources (and of cassc's own files
@@ -84,6 +94,8 @@ CORPORA = {
     "shoc": "github.com/vetter/shoc",
     "book": "github.com/CodedK/CUDA-by-Example-source-code-for-the-book-s-examples-",
     "rodinia": "github.com/yuhc/gpu-rodinia",
+    "polybench": "github.com/sgrauerg/polybenchGpu",
+    "cuda-samples": "github.com/NVIDIA/cuda-samples",
 }
 SHOC_ARCH = "-gencode=arch=compute_80,code=sm_80"
 SEMANTICS_PROGRAMS = REPO_ROOT / "benchmarks" / "semantics"
@@ -101,6 +113,14 @@ REMOVED_FROM_CUDA = re.compile(
     r"|class \"cudaDeviceProp\" has no member"  # legacy fields CUDA 13 dropped (clockRate...)
     r"|.struct cudaDeviceProp. has no member named"  # the same, from g++ on a .cpp nvcc hands on
     r"|.cudaThread\w+. was not declared")
+# An identifier nvcc finds undefined that is no removed API is an error of the program's own (a helper its
+# source never declares): such a program is out of reach, whatever else nvcc reports.
+UNDEFINED_IDENTIFIER = re.compile(r'error: identifier "(\w+)" is undefined')
+
+
+def fails_on_removed_api_only(log: str) -> bool:
+    return bool(REMOVED_FROM_CUDA.search(log)) and all(
+        REMOVED_FROM_CUDA.search(f'identifier "{name}" is undefined') for name in UNDEFINED_IDENTIFIER.findall(log))
 
 
 def run_logged(command: list[str] | str, cwd: Path, env: dict[str, str], timeout: float) -> tuple[bool, str, float]:
@@ -294,7 +314,60 @@ def build_rodinia_with(root: Path, program: str, env: dict[str, str], timeout: f
     return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
 
 
-PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs, "rodinia": rodinia_programs}
+def polybench_programs(root: Path) -> dict[str, Path]:
+    return {makefile.parent.name: makefile.parent for makefile in sorted((root / "CUDA").glob("*/Makefile"))}
+
+
+def build_polybench(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    directory = root / "CUDA" / program
+    executable = re.search(r"^EXECUTABLE\s*:?=\s*(\S+)", (directory / "Makefile").read_text(), re.MULTILINE)
+    subprocess.run(["make", "clean"], cwd=directory, env=env, capture_output=True)
+    ok, log, seconds = run_logged(["make", "-j1"], directory, env, timeout)
+    ok = ok and executable is not None and (directory / executable.group(1)).is_file()
+    return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
+
+
+GRAPHICS = re.compile(r"OpenGL|GLUT|GLEW|EGL|Vulkan", re.IGNORECASE)
+CUDA_SAMPLES_DIRECTORIES = ("2_Concepts_and_Techniques", "6_Performance")
+NVCC_ONE_ARCH = """#!/bin/bash
+args=()
+for a in "$@"; do
+  case "$a" in
+    --generate-code=arch=compute_90,*|-gencode=arch=compute_90,*) args+=("$a") ;;
+    --generate-code=*|-gencode=*) ;;
+    *) args+=("$a") ;;
+  esac
+done
+exec /usr/local/cuda/bin/nvcc "${args[@]}"
+"""
+
+
+def cuda_samples_programs(root: Path) -> dict[str, Path]:
+    return {f"{makefile.parent.parent.name}/{makefile.parent.name}": makefile.parent
+            for directory in CUDA_SAMPLES_DIRECTORIES
+            for makefile in sorted((root / "Samples" / directory).glob("*/CMakeLists.txt"))
+            if not GRAPHICS.search(makefile.read_text(errors="replace"))}
+
+
+def build_cuda_sample(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
+    directory = root / "Samples" / program
+    build = directory / "build"
+    shutil.rmtree(build, ignore_errors=True)
+    if env["CUDA_PATH"] == "/usr/local/cuda":
+        wrapper = root / "nvcc-one-arch"
+        wrapper.write_text(NVCC_ONE_ARCH)
+        wrapper.chmod(0o755)
+        env = {**env, "CUDACXX": str(wrapper)}
+    ok, log, seconds = run_logged(["cmake", "-S", str(directory), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+                                  directory, env, timeout)
+    if ok:
+        ok, more, built_seconds = run_logged(["cmake", "--build", str(build), "-j1"], directory, env, timeout)
+        log, seconds = log + more, seconds + built_seconds
+    return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
+
+
+PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs, "rodinia": rodinia_programs,
+            "polybench": polybench_programs, "cuda-samples": cuda_samples_programs}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -331,7 +404,8 @@ def build_corpus(args: argparse.Namespace) -> None:
             if args.corpus == "shoc":
                 built = build_shoc(tree, todo, env, args.timeout)
             else:
-                builder = {"parboil": build_parboil, "book": build_book, "rodinia": build_rodinia}[args.corpus]
+                builder = {"parboil": build_parboil, "book": build_book, "rodinia": build_rodinia,
+                           "polybench": build_polybench, "cuda-samples": build_cuda_sample}[args.corpus]
                 built = {}
                 for index, program in enumerate(todo, 1):
                     built[program] = builder(tree, program, env, args.timeout)
@@ -384,6 +458,11 @@ def report(args: argparse.Namespace) -> None:
            "- Rodinia: each `cuda/` program built by `make CUDA_DIR=$CUDA_PATH` in its directory (built: make "
            "succeeds); its data sets are not in the repository: for the GPU runs benchmarks/corpus_inputs.py takes "
            "them from a public copy of its data directory (and generates the annexed ones)",
+           "- PolyBench/GPU: each `CUDA/<program>` built by `make` there, as its `compileCodes.sh` does; an nvcc failure "
+           "that also names an undefined identifier of the program's own is out of reach",
+           "- CUDA samples: every sample of `Samples/2_Concepts_and_Techniques` and `Samples/6_Performance` whose "
+           "CMakeLists.txt needs no graphics, `cmake -S SAMPLE -B SAMPLE/build` and `cmake --build`; the nvcc reference "
+           "compiles for sm_90 only of the nine architectures the samples ask for",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
@@ -394,7 +473,7 @@ def report(args: argparse.Namespace) -> None:
         for program in sorted(cassc):
             reference = Build(**nvcc[program]["build"]) if program in nvcc else None
             build = Build(**cassc[program]["build"])
-            removed_only = reference is not None and not reference.ok and bool(REMOVED_FROM_CUDA.search(reference.log_tail))
+            removed_only = reference is not None and not reference.ok and fails_on_removed_api_only(reference.log_tail)
             in_reach = reference is not None and (reference.ok or removed_only)
             rows.append((program, reference, build, in_reach, removed_only))
         in_reach = [r for r in rows if r[3]]

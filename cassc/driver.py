@@ -114,7 +114,7 @@ def execute_stage(name: str, arguments: list[str]) -> int:
         sources = inv.sources()
         if len(sources) != 1 or inv.output is None:
             raise UsageError("--cassc-stage=hipify takes one source and -o <mirror directory>")
-        stages.hipify_source(sources[0].path, inv, find_toolchain(), inv.output)
+        stages.hipify_source(sources[0], inv, find_toolchain(), inv.output)
     elif name == "depfile" and len(arguments) == 1:
         depfile_stage(json.loads(arguments[0]), find_toolchain())
     elif name == "install" and len(arguments) == 2:

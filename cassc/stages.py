@@ -314,13 +314,14 @@ def front_end(source: InputFile, inv: Invocation, mirror_root: Path, runner: Run
     for header in inv.pre_includes:
         arguments += ["-include", header]
     runner.stage("hipify", [*arguments, str(source.path), "-o", str(mirror_root)])
-    return hipify_source(source.path, inv, runner.toolchain, mirror_root, write=not runner.dryrun)
+    return hipify_source(source, inv, runner.toolchain, mirror_root, write=not runner.dryrun)
 
 
-def hipify_source(source: Path, inv: Invocation, toolchain: tools.Toolchain, mirror_root: Path,
+def hipify_source(source: InputFile, inv: Invocation, toolchain: tools.Toolchain, mirror_root: Path,
                   write: bool = True) -> HipifiedUnit:
     return hipify_unit(
-        source,
+        source.path,
+        cuda_unit=source.kind is InputKind.CUDA,
         mirror_root=mirror_root,
         tables=load_tables(),
         include_dirs=inv.include_dirs,

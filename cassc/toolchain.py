@@ -187,9 +187,22 @@ def toolchain_at(root: Path) -> Toolchain | None:
 
 @cache
 def linker_search_dirs(clang: Path) -> tuple[Path, ...]:
-    """The directories clang's link searches for `-l` libraries (`-print-search-dirs`)."""
-    listing = run([str(clang), "-print-search-dirs"]).stdout
-    line = next((entry for entry in listing.splitlines() if entry.startswith("libraries: =")), "libraries: =")
+    """The directories clang's link searches for `-l` libraries (`-print-search-dirs`). Every cassc run asks
+    (the stand-in toolkit's key names the libraries found there), so clang's answer is kept in the data
+    directory, per clang binary."""
+    resolved = clang.resolve()
+    stat = resolved.stat()
+    identity = hashlib.sha256(f"{resolved}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:24]
+    record = locations.data_dir() / "toolchains" / f"{identity}.search-dirs"
+    try:
+        line = record.read_text()
+    except OSError:
+        listing = run([str(clang), "-print-search-dirs"]).stdout
+        line = next((entry for entry in listing.splitlines() if entry.startswith("libraries: =")), "libraries: =")
+        record.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=record.parent, delete=False) as temporary:
+            temporary.write(line)
+        os.replace(temporary.name, record)
     found = (Path(os.path.realpath(d)) for d in line.removeprefix("libraries: =").split(os.pathsep) if d)
     return tuple(dict.fromkeys(d for d in found if d.is_dir()))
 

@@ -29,9 +29,9 @@ install, built from `shims/` and the rename tables into cassc's data directory.
 Each install of cassc has its own link, `<data>/installs/<install id>/toolkit`, to `<data>/toolkits/<key>`:
 a tree is built whole under a temporary name, renamed into place, and the link is switched with one
 rename, so concurrent compiles never see a half-built toolkit. The key hashes everything the tree is
-made from (the install included: its bin/nvcc runs that install's cassc); a changed cassc, Python, AMD
-toolchain, table or shim gets a fresh tree while build directories configured against an older one keep
-working.
+made from (the install included: its bin/nvcc runs that install's cassc) and which ROCm library packages
+are installed; a changed cassc, Python, AMD toolchain, table, shim or set of installed ROCm libraries gets a
+fresh tree while build directories configured against an older one keep working.
 """
 
 from __future__ import annotations
@@ -106,6 +106,11 @@ def _toolkit_key(toolchain: Toolchain) -> str:
                + [Path(__file__), Path(driver_api.__file__)])
     parts: list[str | bytes] = ["toolkit", __version__, sys.executable, str(locations.PACKAGE_DIR),
                                 str(CudaVersion.current()), toolchain.identity(), str(toolchain.hip_lib_dir)]
+    # The ROCm packages installed now: a library or header package installed (or removed) later gets a tree
+    # whose lib64/include use it instead of the "needs <package>" stand-in.
+    libraries = {cuda: installed_cuda_library(toolchain, cuda, older) for cuda, _, _, older in read_rows(TOOLKIT_LIBRARY_TABLE)}
+    parts += [f"{cuda}={path}" for cuda, path in libraries.items()]
+    parts += [f"{cuda}: needs {package}" for cuda, package in missing_header_packages(toolchain).items()]
     for path in sources:
         if path.is_file():
             parts += [os.path.relpath(path, locations.PACKAGE_DIR), path.read_bytes()]
@@ -183,14 +188,32 @@ def _write_include(root: Path, toolchain: Toolchain) -> None:
     hip_tags = hip_tag_typedefs(toolchain.hip_include_dir)
     (include / "cassc_cuda_names.h").write_text(names_header(version, renames, hip_tags))
     tables = load_tables()
+    missing = missing_header_packages(toolchain)
     for cuda_header, hip_header, _ in read_table(TABLE_DIR / "headers.tsv"):
         (include / cuda_header).parent.mkdir(parents=True, exist_ok=True)  # cub/block/...
         package = tables.package_for(cuda_header)
-        if package and not any((d / package.probe_header).is_file() for d in toolchain.library_include_dirs):
+        if package and cuda_header in missing:
             text = f'#error "cassc: <{cuda_header}> needs {package.name}: {package_hint(toolchain, package)}"\n'
         else:
             text = cuda_header_text(cuda_header, hip_header)
         (include / cuda_header).write_text(text)
+
+
+def missing_header_packages(toolchain: Toolchain) -> dict[str, str]:
+    """CUDA header -> the ROCm package it needs that is not installed (its probe header is in no library
+    include directory of the toolchain)."""
+    tables = load_tables()
+    return {cuda: package.name for cuda, _, _ in read_table(TABLE_DIR / "headers.tsv")
+            if (package := tables.package_for(cuda))
+            and not any((d / package.probe_header).is_file() for d in toolchain.library_include_dirs)}
+
+
+def installed_cuda_library(toolchain: Toolchain, cuda: str, older: list[str]) -> Path | None:
+    """The shared HIP library that stands for CUDA library `cuda` (link-libraries.tsv's, else an older
+    name of it), where a link with this toolchain finds it."""
+    renames = {c: hip for c, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
+    return next((path for hip in [renames.get(cuda), *older] if hip
+                 for path in [toolchain.find_library(hip)] if path and path.suffix == ".so"), None)
 
 
 # HIP declares many types as typedefs of a tag of another name (`typedef struct _hipGraphicsResource
@@ -282,13 +305,11 @@ def _write_cuda_libraries(lib64: Path, final_lib64: Path, work: Path, toolchain:
     library link-libraries.tsv names where it is installed, else a link that stops with what is missing.
     A library with a part of its CUDA API that its HIP library lacks (LEGACY_API_SHIMS) is a linker script
     naming cassc's archive of that part and the HIP library."""
-    renames = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
     for cuda, package, _, older in read_rows(TOOLKIT_LIBRARY_TABLE):
         if package == "empty":
             run([str(toolchain.archiver), "qc", str(lib64 / f"lib{cuda}.a")])
             continue
-        installed = next((path for hip in [renames.get(cuda), *older] if hip
-                          for path in [toolchain.find_library(hip)] if path and path.suffix == ".so"), None)
+        installed = installed_cuda_library(toolchain, cuda, older)
         if package != "none" and installed is not None and cuda in LEGACY_API_SHIMS:
             archive = legacy_api_archive(cuda)
             shim = work / f"{cuda}_legacy.o"

@@ -590,6 +590,153 @@ int main() { std::bitset<8> bits(5); return bits.any() && !bits.all() ? 0 : 1; }
     assert subprocess.run([str(tmp_path / "host")]).returncode == 0
 
 
+def test_group_member_calls_leave_other_classes_alone_and_know_their_place(cassc, tmp_path: Path) -> None:
+    """The member-call rule reaches HIP's groups only: a user's class with private members named as CUDA's
+    group members, called inside the class, keeps them (device and host). A coalesced group is the one group
+    of its set, as CUDA's coalesced_threads() is; a tile of a 32-thread tile is one of its parent's tiles."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+class Votes {
+  unsigned bits;
+  __host__ __device__ bool any(int) const { return bits != 0; }
+  __host__ __device__ unsigned ballot(int p) const { return bits & p; }
+  __host__ __device__ unsigned meta_group_rank() const { return 7; }
+ public:
+  __host__ __device__ explicit Votes(unsigned b) : bits(b) {}
+  __host__ __device__ unsigned count(const Votes& other) const {
+    return this->any(1) + other.ballot(3) + meta_group_rank() + other.meta_group_rank();
+  }
+};
+__global__ void k(unsigned* out) {
+  cg::coalesced_group active = cg::coalesced_threads();
+  out[0] = 1000 + active.meta_group_rank();
+  out[1] = 2000 + active.meta_group_size();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  cg::thread_block_tile<8, cg::thread_block_tile<32>> quarter = cg::tiled_partition<8>(warp);
+  out[2] = 3000 + quarter.meta_group_size();
+  out[3] = 4000 + Votes(5).count(Votes(6));
+  out[4] = warp.meta_group_rank() + quarter.meta_group_rank();
+}
+int main() { return Votes(1).count(Votes(2)) == 17 ? 0 : 1; }
+""")
+    cassc("--keep", "--keep-dir", "keep", "-c", "k.cu")
+    ir = next((tmp_path / "keep").rglob("*-gfx1100.ll")).read_text()
+    for value in (1000, 2001, 3004, 4017):
+        assert re.search(rf"store i32 {value},", ir), value
+    cassc("k.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")]).returncode == 0
+
+
+def test_a_tile_wider_than_a_gfx11_wavefront_is_refused(cassc, tmp_path: Path) -> None:
+    """gfx11 runs 32-lane wavefronts: HIP 5's cooperative groups, which took gfx11 for a 64-lane target,
+    compiled a 64-thread tile whose shuffles cross lanes that do not exist. Now HIP's own size check stops it."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+  out[threadIdx.x] = tile.shfl(out[threadIdx.x], 40);
+}
+""")
+    result = cassc("-c", "k.cu", check=False)
+    assert result.returncode != 0 and "k.cu:4:" in result.stderr and "wavefront" in result.stderr
+
+
+def test_asynchronous_group_reductions_and_scan_updates_over_libcuxx_atomics(cassc, tmp_path: Path) -> None:
+    """cg::reduce_update_async/reduce_store_async and inclusive/exclusive_scan_update over <cuda/atomic>'s
+    scoped atomics (cassc's own: HIP has no libcu++): each combines the group's result with the operation's
+    atomic instruction at the atomic's scope (a block-scope atomic in shared memory is an LDS atomic), a
+    compare-and-swap loop where there is none; cuda::std::atomic works in host code."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+#include <cuda/atomic>
+#include <cuda/std/atomic>
+namespace cg = cooperative_groups;
+__global__ void k(int* out, float* f, unsigned* u) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  __shared__ cuda::atomic<int, cuda::thread_scope_block> total;
+  if (block.thread_rank() == 0) total.store(0);
+  block.sync();
+  cg::reduce_update_async(tile, total, (int)threadIdx.x, cg::plus<int>());
+  cg::reduce_update_async(tile, cuda::atomic_ref<float, cuda::thread_scope_device>(f[0]), f[threadIdx.x],
+                          cg::greater<float>());
+  cg::reduce_store_async(tile, out + 1, (int)threadIdx.x, cg::less<int>());
+  cg::reduce_store_async(tile, total, (int)threadIdx.x, [](int a, int b) { return a * b; });
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(u[0]);
+  out[2 + threadIdx.x] = cg::exclusive_scan_update(tile, counter, 1u)
+                         + cg::inclusive_scan_update(tile, counter, 2u, cg::bit_or<unsigned>());
+  block.sync();
+  out[0] = total.load(cuda::memory_order_relaxed);
+}
+int main() { cuda::std::atomic<int> host(3); host.fetch_add(2); return host.load() == 5 ? 0 : 1; }
+""")
+    cassc("-ptx", "k.cu", "-o", "k.s")
+    assembly = (tmp_path / "k.s").read_text()
+    for instruction in ("ds_add_u32", "global_atomic_cmpswap_b32", "global_atomic_add_u32", "global_atomic_or_b32"):
+        assert instruction in assembly, instruction
+    cassc("k.cu", "-o", "app")
+    assert subprocess.run([str(tmp_path / "app")]).returncode == 0
+
+
+def test_runtime_hints_the_binary_path_answers_succeed_on_the_source_path_too(cassc, tmp_path: Path) -> None:
+    """The runtime functions the binary path's runtime answers with success (cudart-api.tsv's `success` rows)
+    build from source too, with CUDA's types where HIP has none (a stream's access-policy window, as CUDA's
+    samples set it), and succeed."""
+    write(tmp_path / "hints.cu", """\
+#include <cuda_runtime.h>
+int main(int argc, char**) {
+  cudaStream_t stream = nullptr;
+  float* data = nullptr;
+  cudaStreamAttrValue attribute;
+  attribute.accessPolicyWindow.base_ptr = data;
+  attribute.accessPolicyWindow.num_bytes = 1 << 20;
+  attribute.accessPolicyWindow.hitRatio = 0.6f;
+  attribute.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  attribute.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  int failures = cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attribute) != cudaSuccess;
+  failures += cudaStreamCopyAttributes(stream, stream) != cudaSuccess;
+  failures += cudaGraphKernelNodeCopyAttributes(nullptr, nullptr) != cudaSuccess;
+  failures += cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+                                                 cudaFlushGPUDirectRDMAWritesToOwner) != cudaSuccess;
+  int devices[] = {0};
+  failures += cudaSetValidDevices(devices, 1) != cudaSuccess;
+  failures += cudaKernelSetAttributeForDevice(nullptr, cudaFuncAttributeMaxDynamicSharedMemorySize, 0, 0) != cudaSuccess;
+  unsigned long long zero = 0;
+  failures += cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) != cudaSuccess;
+  void* pointers[] = {data};
+  size_t sizes[] = {0}, location_indices[] = {0};
+  cudaMemLocation location = {};
+  failures += cudaMemPrefetchBatchAsync(pointers, sizes, 1, &location, location_indices, 1, 0, stream) != cudaSuccess;
+  failures += cudaMemDiscardAndPrefetchBatchAsync(pointers, sizes, 1, &location, location_indices, 1, 0, stream) != cudaSuccess;
+  failures += cudaMemDiscardBatchAsync(pointers, sizes, 1, 0, stream) != cudaSuccess;
+  if (argc > 1) failures += cudaGraphUpload(nullptr, stream) != cudaSuccess;  // HIP 6 asks the device
+  return failures;
+}
+""")
+    cassc("hints.cu", "-o", "hints")
+    assert subprocess.run([str(tmp_path / "hints")]).returncode == 0
+
+
+def test_cudas_integer_min_max_overloads_on_the_device(cassc, tmp_path: Path) -> None:
+    """CUDA's min/max take every integer pairing (crt/math_functions.hpp): with HIP's threadIdx/blockDim members
+    (classes convertible to unsigned int) or mixed signedness the call was ambiguous. Mixed signs compare as
+    unsigned, as CUDA's do: min(-1, 5u) is 5."""
+    write(tmp_path / "k.cu", """\
+__global__ void k(unsigned* out, unsigned rem, int s, long l, unsigned long ul, long long ll, unsigned long long ull,
+                  float f, double d) {
+  out[0] = min(rem, blockDim.x) + max(threadIdx.x, rem) + min(s, rem) + max(rem, s) + min(s, s);
+  out[1] = min(l, l) + min(ul, l) + max(ll, ull) + min(ull, ull) + (unsigned)min(f, d) + (unsigned)max(d, f);
+  out[2] = 1000 + min(-1, 5u);
+}
+""")
+    cassc("--keep", "--keep-dir", "keep", "-c", "k.cu")
+    assert "store i32 1005," in next((tmp_path / "keep").rglob("*-gfx1100.ll")).read_text()
+
+
 @pytest.mark.skipif(system_headers_missing("cuda_egl_interop.h"), reason="needs EGL's headers (libegl-dev)")
 def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_path: Path) -> None:
     """HIP has no EGL interop: <cuda_egl_interop.h> gives CUDA's types; a call is an error at its line."""

@@ -78,6 +78,20 @@ def test_helper_headers_see_cuda_guards_and_spaced_chevrons_launch(cassc, tmp_pa
     assert "return 14;" in (tmp_path / "main.ii").read_text()  # the added #defines keep the user's lines
 
 
+def test_a_cuda_unit_sees_the_runtime_guards_nvccs_pre_include_leaves(cassc, tmp_path: Path) -> None:
+    """nvcc pre-includes cuda_runtime.h into every CUDA unit, so a helper header included before any CUDA
+    header (the CUDA samples' helper_cuda.h after <cooperative_groups.h>) still defines checkCudaErrors; a
+    C++ unit, which nvcc hands to the host compiler as it is, does not see them."""
+    write(tmp_path / "helper_cuda.h", HELPER_HEADER)
+    program = "#include <assert.h>\n" + PROGRAM.replace("#include <cuda_runtime.h>\n", "")
+    write(tmp_path / "main.cu", program)
+    cassc("-c", "main.cu", "-o", "main.o")
+    cassc("-E", "main.cu", "-o", "main.ii")
+    assert f"return {program[:program.index('return __LINE__')].count(chr(10)) + 1};" in (tmp_path / "main.ii").read_text()
+    write(tmp_path / "host.cpp", "#ifdef __DRIVER_TYPES_H__\n#error seen\n#endif\nint main() { return 0; }\n")
+    cassc("-c", "host.cpp", "-o", "host.o")
+
+
 def test_chevron_rule_leaves_operator_templates_and_nested_template_closers() -> None:
     from cassc.hipify.rewrite import rewrite_source
     source = ("template <class T> std::ostream& operator<< <T>(std::ostream&, const Box<T>&);\n"

@@ -114,7 +114,7 @@ int main() {
     assert (tmp_path / "ptx").is_file(), compiled.stderr
     mirrored = next((tmp_path / "kept").rglob("ptx.cu")).read_text()
     assert "__cassc_lop3" in mirrored and "__lane_id()" in mirrored and "hipHostMalloc(&out" in mirrored
-    assert "__cassc_meta_group_rank(tile)" in mirrored
+    assert "__cassc_members(tile).meta_group_rank()" in mirrored
 
 
 @needs_nvcc

@@ -100,7 +100,7 @@ def compile_with(source: Path, backend: FixedAnswer, cache: Cache) -> tuple[stag
     inv = parse_invocation(["-c", source.name, "-o", source.with_suffix(".o").name])  # run in its directory
     toolchain = find_toolchain()
     work = source.parent / "work"
-    unit = stages.hipify_source(Path(source.name), inv, toolchain, work / "0" / "mirror")
+    unit = stages.hipify_source(inv.inputs[0], inv, toolchain, work / "0" / "mirror")
     flags = stages.unit_flags(inv.inputs[0].kind, inv, toolchain, unit)
     runner = stages.Runner(toolchain, work_dir=work)
     repairer = ModelRepairer(cache, settings=RepairSettings(), backend=backend)

@@ -275,3 +275,26 @@ def test_env_lets_host_links_find_the_runtime_without_a_library_directory(cassc_
     subprocess.run(["sh", "-c", script], cwd=tmp_path, env=cassc_env, check=True)
     ran = run_program(tmp_path / "app", env={**os.environ, "LD_LIBRARY_PATH": str(toolkit / "lib64")})
     assert ran.stdout == "status 100\n"
+
+
+def test_a_rocm_library_installed_later_gets_a_fresh_toolkit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The toolkit's key records which ROCm libraries are installed: installing one the tree stood in for with
+    "needs <package>" (here: into a HIP library directory of the test's own) names a new tree, built with it."""
+    import dataclasses
+
+    from cassc import toolkit
+    from cassc.toolchain import find_toolchain
+
+    monkeypatch.setenv("CASSC_DATA_DIR", str(tmp_path / "data"))
+    hip_lib = tmp_path / "lib"
+    hip_lib.mkdir()
+    toolchain = dataclasses.replace(find_toolchain(), hip_lib_dir=hip_lib)
+    renames = {cuda: hip for cuda, hip, _ in read_table(TABLE_DIR / "link-libraries.tsv")}
+    cuda, hip = next((cuda, renames[cuda]) for cuda, package, _, older in read_rows(toolkit.TOOLKIT_LIBRARY_TABLE)
+                     if package not in ("none", "empty") and cuda in renames
+                     and toolkit.installed_cuda_library(toolchain, cuda, older) is None)
+    before = toolkit._toolkit_key(toolchain)
+    assert toolkit._toolkit_key(toolchain) == before
+    (hip_lib / f"lib{hip}.so").write_bytes(b"")
+    assert toolkit.installed_cuda_library(toolchain, cuda, []) == hip_lib / f"lib{hip}.so"
+    assert toolkit._toolkit_key(toolchain) != before

@@ -82,6 +82,33 @@ template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::
 __device__ inline int __ffs(T x) { return ::__ffs(static_cast<int>(x)); }
 template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::value || std::is_enum<T>::value>::type>
 __device__ inline int __ffsll(T x) { return ::__ffsll(static_cast<long long>(x)); }
+/* CUDA's min/max overloads for every integer pairing and float/double mixes (crt/math_functions.hpp), on the
+ * device, where clang's HIP headers have int, float, double and a same-type template only: a call whose
+ * argument is HIP's threadIdx/blockDim member (a class convertible to unsigned int) or of mixed types was
+ * ambiguous. A signed and an unsigned argument compare as unsigned, as CUDA's do. */
+#define __CASSC_MIN_MAX(result, first, second)                                                                  \
+  __device__ inline result min(const first a, const second b) {                                                  \
+    return static_cast<result>(a) < static_cast<result>(b) ? static_cast<result>(a) : static_cast<result>(b);   \
+  }                                                                                                              \
+  __device__ inline result max(const first a, const second b) {                                                  \
+    return static_cast<result>(a) > static_cast<result>(b) ? static_cast<result>(a) : static_cast<result>(b);   \
+  }
+__CASSC_MIN_MAX(unsigned int, unsigned int, unsigned int)
+__CASSC_MIN_MAX(unsigned int, int, unsigned int)
+__CASSC_MIN_MAX(unsigned int, unsigned int, int)
+__CASSC_MIN_MAX(long int, long int, long int)
+__CASSC_MIN_MAX(unsigned long int, unsigned long int, unsigned long int)
+__CASSC_MIN_MAX(unsigned long int, long int, unsigned long int)
+__CASSC_MIN_MAX(unsigned long int, unsigned long int, long int)
+__CASSC_MIN_MAX(long long int, long long int, long long int)
+__CASSC_MIN_MAX(unsigned long long int, unsigned long long int, unsigned long long int)
+__CASSC_MIN_MAX(unsigned long long int, long long int, unsigned long long int)
+__CASSC_MIN_MAX(unsigned long long int, unsigned long long int, long long int)
+#undef __CASSC_MIN_MAX
+__device__ inline double min(const float a, const double b) { return fmin(static_cast<double>(a), b); }
+__device__ inline double min(const double a, const float b) { return fmin(a, static_cast<double>(b)); }
+__device__ inline double max(const float a, const double b) { return fmax(static_cast<double>(a), b); }
+__device__ inline double max(const double a, const float b) { return fmax(a, static_cast<double>(b)); }
 /* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
 __device__ inline int __dp4a(int a, int b, int c) {
   for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);
@@ -102,16 +129,6 @@ template <typename T> __device__ inline void __stwb(T* address, T value) { *addr
 template <typename T> __device__ inline void __stcg(T* address, T value) { *address = value; }
 template <typename T> __device__ inline void __stcs(T* address, T value) { *address = value; }
 template <typename T> __device__ inline void __stwt(T* address, T value) { *address = value; }
-/* CUDA's tiles know their place among their siblings (`tile.meta_group_size()`, rewritten to these by
- * member_calls.py); HIP 5.2's do not. Tiles of the thread block are the case CUDA code uses. */
-template <typename Tile>
-__device__ inline unsigned int __cassc_meta_group_size(const Tile& tile) {
-  return (blockDim.x * blockDim.y * blockDim.z + tile.size() - 1) / tile.size();
-}
-template <typename Tile>
-__device__ inline unsigned int __cassc_meta_group_rank(const Tile& tile) {
-  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / tile.size();
-}
 /* HIP shuffles the arithmetic types; CUDA's headers add __half, __half2, __nv_bfloat16 and __nv_bfloat162
  * (cuda_fp16.h, cuda_bf16.h), which HIP's shuffles see only through their conversion operators (ambiguous,
  * or a value conversion). Those move as their bits, in a 32- or 64-bit lane value. */
@@ -416,5 +433,75 @@ static inline hipError_t cudaDeviceGraphMemTrim(int device) {
   (void)device;
   return hipSuccess;
 #endif
+}
+/* The other requests the binary path's runtime answers with success (cudart-api.tsv's `success` rows): hints
+ * and attributes whose feature AMD GPUs lack (access-policy windows and stream synchronisation policies on
+ * streams and kernel nodes, GPUDirect RDMA write flushes, the set of devices to try), graph uploads (HIP 5.2
+ * uploads at launch; HIP 6's hipGraphUpload), prefetches and discards of managed memory (performance hints to
+ * CUDA: the data stays where it is and stays valid), a graph-memory high watermark reset (HIP 5.2 has no graph
+ * memory). CUDA's types for them that HIP lacks are CUDA's own, with CUDA's values. */
+enum cudaFlushGPUDirectRDMAWritesTarget { cudaFlushGPUDirectRDMAWritesTargetCurrentDevice };
+enum cudaFlushGPUDirectRDMAWritesScope { cudaFlushGPUDirectRDMAWritesToOwner = 100, cudaFlushGPUDirectRDMAWritesToAllDevices = 200 };
+enum cudaGraphMemAttributeType {
+  cudaGraphMemAttrUsedMemCurrent = 0, cudaGraphMemAttrUsedMemHigh = 1,
+  cudaGraphMemAttrReservedMemCurrent = 2, cudaGraphMemAttrReservedMemHigh = 3
+};
+enum cudaSynchronizationPolicy { cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3, cudaSyncPolicyBlockingSync = 4 };
+typedef enum cudaLaunchMemSyncDomain { cudaLaunchMemSyncDomainDefault = 0, cudaLaunchMemSyncDomainRemote = 1 } cudaLaunchMemSyncDomain;
+typedef struct cudaLaunchMemSyncDomainMap_st { unsigned char default_; unsigned char remote; } cudaLaunchMemSyncDomainMap;
+typedef enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5, cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7, cudaLaunchAttributePriority = 8, cudaLaunchAttributeMemSyncDomainMap = 9,
+  cudaLaunchAttributeMemSyncDomain = 10
+} cudaLaunchAttributeID;
+/* The members a stream's attributes use, in CUDA's 64-byte union. */
+typedef union cudaLaunchAttributeValue {
+  char pad[64];
+  hipAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  enum cudaSynchronizationPolicy syncPolicy;
+  struct { unsigned int x, y, z; } clusterDim;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+  cudaLaunchMemSyncDomainMap memSyncDomainMap;
+  cudaLaunchMemSyncDomain memSyncDomain;
+} cudaLaunchAttributeValue;
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+typedef struct CUkern_st* cudaKernel_t;
+static inline hipError_t cudaStreamSetAttribute(hipStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) { return hipSuccess; }
+static inline hipError_t cudaStreamCopyAttributes(hipStream_t, hipStream_t) { return hipSuccess; }
+static inline hipError_t cudaGraphKernelNodeCopyAttributes(hipGraphNode_t, hipGraphNode_t) { return hipSuccess; }
+static inline hipError_t cudaGraphUpload(hipGraphExec_t graphExec, hipStream_t stream) {
+#if HIP_VERSION_MAJOR >= 6
+  return hipGraphUpload(graphExec, stream);
+#else
+  (void)graphExec, (void)stream;
+  return hipSuccess;
+#endif
+}
+static inline hipError_t cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTarget, cudaFlushGPUDirectRDMAWritesScope) {
+  return hipSuccess;
+}
+static inline hipError_t cudaSetValidDevices(int*, int) { return hipSuccess; }
+static inline hipError_t cudaKernelSetAttributeForDevice(cudaKernel_t, hipFuncAttribute, int, int) { return hipSuccess; }
+static inline hipError_t cudaDeviceSetGraphMemAttribute(int, cudaGraphMemAttributeType, void*) { return hipSuccess; }
+static inline hipError_t cudaMemPrefetchBatchAsync(void**, size_t*, size_t, hipMemLocation*, size_t*, size_t,
+                                                   unsigned long long, hipStream_t) {
+  return hipSuccess;
+}
+static inline hipError_t cudaMemDiscardAndPrefetchBatchAsync(void**, size_t*, size_t, hipMemLocation*, size_t*, size_t,
+                                                             unsigned long long, hipStream_t) {
+  return hipSuccess;
+}
+static inline hipError_t cudaMemDiscardBatchAsync(void**, size_t*, size_t, unsigned long long, hipStream_t) {
+  return hipSuccess;
 }
 #endif /* __cplusplus */

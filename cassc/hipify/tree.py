@@ -26,6 +26,8 @@ from cassc.hipify.user_overloads import defined_user_overloads, rename_user_over
 from cassc.hipify.vector_operators import guard_builtin_vector_operators
 
 # Headers under these roots belong to the system or a toolchain: they are not the user's to hipify.
+# nvcc pre-includes it into every CUDA unit.
+RUNTIME_HEADER = "cuda_runtime.h"
 SYSTEM_ROOTS = (Path("/usr/include"), Path("/usr/lib"), Path("/usr/local/include"), Path("/opt/rocm"),
                 Path("/usr/local/cuda"))
 
@@ -43,6 +45,7 @@ class MirroredFile:
 @dataclass(frozen=True)
 class _Hipified:
     name: str  # as diagnostics name the file
+    prelude: str  # lines before the file's own text, followed by its #line again
     text: str
     renamed: int
     lines: int
@@ -100,6 +103,7 @@ def _is_system(path: Path, extra_roots: tuple[Path, ...]) -> bool:
 def hipify_unit(
     source: Path,
     *,
+    cuda_unit: bool = False,
     mirror_root: Path,
     tables: RenameTables,
     include_dirs: tuple[str, ...],
@@ -111,7 +115,10 @@ def hipify_unit(
     write: bool = True,
 ) -> HipifiedUnit:
     """Hipify `source` and the local headers it reaches into the mirror. With `write` false nothing is
-    written (--dryrun): the unit, with its digests, is computed all the same."""
+    written (--dryrun): the unit, with its digests, is computed all the same. A CUDA unit's mirror first
+    defines the guard macros of cuda_runtime.h and the headers it includes (header-macros.tsv), as nvcc's
+    pre-included cuda_runtime.h leaves them in every CUDA unit: helper headers test them (`#ifdef
+    __DRIVER_TYPES_H__` defines checkCudaErrors) even in a unit that never includes a CUDA header."""
     cwd = cwd or Path.cwd()
     user_dirs = [_absolute(cwd, d) for d in include_dirs + system_include_dirs]
     user_dirs = [d for d in user_dirs if not _is_system(d, toolchain_roots)]
@@ -141,7 +148,10 @@ def hipify_unit(
         result = rewrite_source(text.removeprefix("\ufeff"), tables)
         rewritten, _ = guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
         name = spelled if spelled is not None else display_path(original, cwd)
-        hipified[original] = _Hipified(name, rewritten, result.renamed, text.count("\n") + 1)
+        # The source of a CUDA unit also sees the macros nvcc's pre-included cuda_runtime.h leaves defined.
+        prelude = "".join(f"#ifndef {macro}\n#define {macro}\n#endif\n"
+                          for macro in tables.header_macros.get(RUNTIME_HEADER, ())) if cuda_unit and spelled == str(source) else ""
+        hipified[original] = _Hipified(name, prelude, rewritten, result.renamed, text.count("\n") + 1)
         for include in result.includes:
             found = _resolve(include.header, include.quoted, original.parent, user_dirs)
             if found and found not in hipified and not _is_system(found, toolchain_roots):
@@ -156,7 +166,9 @@ def hipify_unit(
     mirrored: dict[Path, MirroredFile] = {}
     for original, file in hipified.items():
         body, renamed = rename_user_overloads(file.text, user_overloads)
-        hipified_text = user_overload_forwarders(user_overloads) + f'#line 1 "{_escape(file.name)}"\n{body}'
+        header = f'#line 1 "{_escape(file.name)}"\n'
+        hipified_text = (user_overload_forwarders(user_overloads) + header + (file.prelude + header if file.prelude else "")
+                         + body)
         target = mirror_path(mirror_root, original)
         encoded = hipified_text.encode(errors="surrogateescape")
         if write:

@@ -1,11 +1,27 @@
 /* cassc: <cooperative_groups.h>: HIP's, plus block_tile_memory, the scratch CUDA's this_thread_block
  * takes to partition tiles wider than a warp. HIP's tiles are at most a wavefront (32 on gfx11, as a
  * CUDA warp), which need no scratch: the overload returns the plain block, and a wider tile stops at
- * HIP's own size check. And tiled_partition<N>(tile), which HIP declares but defines for a block
- * parent only: tiles have power-of-two sizes, so a tile of a tile is the block's tile of that size. */
+ * HIP's own size check. And tiled_partition<N>(tile), thread_block_tile<N, ParentTile>, which HIP declares
+ * but defines for a block parent only: tiles have power-of-two sizes, so a tile of a tile is the block's tile
+ * of that size, which knows its parent (meta_group_rank/size). */
 #pragma once
 #include <hip/hip_runtime.h>
+/* HIP 5's cooperative groups take the wavefront size from a list of wave32 targets that ends at gfx1031, so
+ * on gfx11 (32 lanes) they size lane masks and tiles for 64: a tiled_partition<64> compiled and shuffled
+ * across lanes that do not exist. For a 32-lane device compile the header sees one target of its list;
+ * nothing else there reads it. HIP 6 reads __AMDGCN_WAVEFRONT_SIZE. */
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN_WAVEFRONT_SIZE) && HIP_VERSION_MAJOR < 6 && \
+    !defined(HIP_INCLUDE_HIP_AMD_DETAIL_HIP_COOPERATIVE_GROUPS_HELPER_H)
+#if __AMDGCN_WAVEFRONT_SIZE == 32 && !defined(__gfx1030__)
+#define __gfx1030__ 1
+#define __CASSC_WAVE32_GROUPS
+#endif
+#endif
 #include <hip/hip_cooperative_groups.h>
+#if defined(__CASSC_WAVE32_GROUPS)
+#undef __gfx1030__
+#undef __CASSC_WAVE32_GROUPS
+#endif
 
 #if defined(__HIP__) /* HIP's groups exist in HIP compiles only; a host compiler including the header skips them */
 namespace cooperative_groups {
@@ -14,6 +30,18 @@ struct block_tile_memory {};
 template <unsigned int MaxBlockSize>
 __device__ inline thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) { return this_thread_block(); }
 namespace impl {
+/* A tile whose parent is a tile is built as a tile of the block is: HIP 6's generic constructor from another
+ * tile passes the parent's meta-group place to a constructor only its void-parent tiles have. */
+template <unsigned int size, unsigned int parent_size, class Grandparent>
+class thread_block_tile_internal<size, thread_block_tile<parent_size, Grandparent>>
+    : public thread_block_tile_type<size, thread_block_tile<parent_size, Grandparent>> {
+ protected:
+  template <unsigned int other_size, class OtherParent>
+  __device__ thread_block_tile_internal(const thread_block_tile_internal<other_size, OtherParent>&)
+      : thread_block_tile_type<size, thread_block_tile<parent_size, Grandparent>>() {}
+  __device__ thread_block_tile_internal(const thread_block&)
+      : thread_block_tile_type<size, thread_block_tile<parent_size, Grandparent>>() {}
+};
 template <unsigned int size, unsigned int parent_size, class Grandparent>
 struct tiled_partition_internal<size, thread_block_tile<parent_size, Grandparent>>
     : public thread_block_tile<size, thread_block_tile<parent_size, Grandparent>> {
@@ -22,9 +50,10 @@ struct tiled_partition_internal<size, thread_block_tile<parent_size, Grandparent
 };
 }  // namespace impl
 
-/* The members CUDA's tiles and coalesced groups have and HIP 5.2's lack (ballot, any, all, match_any,
- * match_all, num_threads), reached through member_calls.h's __cassc_<member> where the class has no such
- * member. CUDA's masks number a group's threads by rank: bit r is the thread of thread_rank() r. */
+/* The members CUDA's groups have and HIP's lack (HIP 5.2: ballot, any, all, match_any, match_all,
+ * num_threads, meta_group_rank/size; HIP 6 without its warp-sync builtins: the votes and matches), reached
+ * through member_calls.h's __cassc_members(group), which gives HIP's groups the view below. CUDA's masks
+ * number a group's threads by rank: bit r is the thread of thread_rank() r. */
 namespace __cassc_cg {
 /* The wavefront lanes of a group: a coalesced group's are the lanes active at the call (CUDA requires
  * every member to make it); a tile's, size() lanes from the caller's lane less its rank. */
@@ -84,6 +113,92 @@ __device__ inline unsigned long long __cassc_match_all_of(const Group& group, T 
   const unsigned long long everyone = __cassc_cg::by_rank(lanes, lanes);
   predicate = __cassc_match_any_of(group, value) == everyone;
   return predicate ? everyone : 0;
+}
+/* A group's place among the groups its parent was partitioned into. A tile of a tile: its rank in the parent
+ * tile over its size (HIP's tiles are lanes of one wavefront, so the parent's rank is the block rank modulo
+ * the parent's size); a tile of the block, the dynamic tiled_partition's group, or a tile whose parent type
+ * was dropped (thread_block_tile<N>): among the block's tiles. A coalesced group: CUDA's coalesced_threads()
+ * is the one group of its set (rank 0 of 1), and HIP 5.2 keeps no parent for a partitioned one. */
+namespace __cassc_cg {
+__device__ inline unsigned int block_rank() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+template <class Group>
+struct meta {
+  __device__ static unsigned int rank(const Group& group) { return block_rank() / group.size(); }
+  __device__ static unsigned int size(const Group& group) {
+    return (blockDim.x * blockDim.y * blockDim.z + group.size() - 1) / group.size();
+  }
+};
+template <unsigned int Size, unsigned int ParentSize, class Grandparent>
+struct meta<thread_block_tile<Size, thread_block_tile<ParentSize, Grandparent>>> {
+  using Tile = thread_block_tile<Size, thread_block_tile<ParentSize, Grandparent>>;
+  __device__ static unsigned int rank(const Tile&) { return block_rank() % ParentSize / Size; }
+  __device__ static unsigned int size(const Tile&) { return ParentSize / Size; }
+};
+template <>
+struct meta<coalesced_group> {
+  __device__ static unsigned int rank(const coalesced_group&) { return 0; }
+  __device__ static unsigned int size(const coalesced_group&) { return 1; }
+};
+}  // namespace __cassc_cg
+template <class Group>
+__device__ inline unsigned int __cassc_meta_group_rank_of(const Group& group) {
+  return __cassc_cg::meta<Group>::rank(group);
+}
+template <class Group>
+__device__ inline unsigned int __cassc_meta_group_size_of(const Group& group) {
+  return __cassc_cg::meta<Group>::size(group);
+}
+/* The view: each member is the group's own where HIP's class has it (the _own overload; the tag makes it the
+ * better match), else cassc's __cassc_<member>_of above. */
+#define __CASSC_CG_MEMBER(member)                                                                              \
+  template <class Group, class... A>                                                                          \
+  __device__ inline auto __cassc_##member##_call(__cassc_member_own, const Group& group, A&&... a)              \
+      -> decltype(group.member(static_cast<A&&>(a)...)) {                                                      \
+    return group.member(static_cast<A&&>(a)...);                                                               \
+  }                                                                                                            \
+  template <class Group, class... A>                                                                          \
+  __device__ inline auto __cassc_##member##_call(__cassc_member_fallback, const Group& group, A&&... a)         \
+      -> decltype(__cassc_##member##_of(group, static_cast<A&&>(a)...)) {                                      \
+    return __cassc_##member##_of(group, static_cast<A&&>(a)...);                                               \
+  }
+#define __CASSC_CG_VIEW_MEMBER(member)                                                                         \
+  template <class... A>                                                                                        \
+  __device__ auto member(A&&... a) const                                                                       \
+      -> decltype(__cassc_##member##_call(__cassc_member_own{}, group, static_cast<A&&>(a)...)) {             \
+    return __cassc_##member##_call(__cassc_member_own{}, group, static_cast<A&&>(a)...);                      \
+  }
+__CASSC_CG_MEMBER(num_threads)
+__CASSC_CG_MEMBER(ballot)
+__CASSC_CG_MEMBER(any)
+__CASSC_CG_MEMBER(all)
+__CASSC_CG_MEMBER(match_any)
+__CASSC_CG_MEMBER(match_all)
+__CASSC_CG_MEMBER(meta_group_rank)
+__CASSC_CG_MEMBER(meta_group_size)
+namespace __cassc_cg {
+template <class Group>
+struct members {
+  const Group& group;
+  __CASSC_CG_VIEW_MEMBER(num_threads)
+  __CASSC_CG_VIEW_MEMBER(ballot)
+  __CASSC_CG_VIEW_MEMBER(any)
+  __CASSC_CG_VIEW_MEMBER(all)
+  __CASSC_CG_VIEW_MEMBER(match_any)
+  __CASSC_CG_VIEW_MEMBER(match_all)
+  __CASSC_CG_VIEW_MEMBER(meta_group_rank)
+  __CASSC_CG_VIEW_MEMBER(meta_group_size)
+};
+}  // namespace __cassc_cg
+#undef __CASSC_CG_MEMBER
+#undef __CASSC_CG_VIEW_MEMBER
+/* Group may be const-qualified: the overload takes the object as member_calls.h's fallback does, so the tag
+ * alone makes it the better match. */
+template <class Group, class Plain = typename std::remove_const<Group>::type,
+          typename std::enable_if<std::is_base_of<thread_group, Plain>::value, int>::type = 0>
+__device__ inline __cassc_cg::members<Plain> __cassc_members_of(Group& group, __cassc_member_own) {
+  return __cassc_cg::members<Plain>{group};
 }
 
 /* The partitions of a tile or coalesced group into coalesced groups, by a predicate (HIP 6 has it) or a

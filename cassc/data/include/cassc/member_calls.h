@@ -1,9 +1,10 @@
-/* cassc: the free functions hipify's member-call rule (member_calls.py, member-calls.tsv) turns CUDA member
- * calls into, `g.ballot(p)` -> `__cassc_ballot(g, p)`, for members HIP's classes lack (HIP 5.2's
- * coalesced groups and tiles have no ballot, any, all, match_any, match_all or num_threads). Each calls
- * the object's own member where its class has one (HIP 6's groups; std::bitset's any/all and any other class's), else the
- * `__cassc_<member>_of` that argument-dependent lookup finds beside the object's class (cassc's
- * cooperative-groups versions, cassc/cooperative_groups.h). Pre-included into CUDA and C++ units. */
+/* cassc: the wrapper hipify's member-call rule (member_calls.py, member-calls.tsv) puts around the receiver
+ * of a call of a member CUDA's cooperative groups have and HIP's may lack: `g.ballot(p)` ->
+ * `__cassc_members(g).ballot(p)`. For an object of any class but HIP's groups it is the object itself, so
+ * its own member is called where the user called it, with the user's access (a private `any` called inside
+ * its class, std::bitset's any/all). For HIP's groups, argument-dependent lookup finds the overload of
+ * `__cassc_members_of` beside the group's class (cassc/cooperative_groups.h), which returns cassc's view.
+ * Pre-included into CUDA and C++ units. */
 #pragma once
 #if defined(__cplusplus)
 #if defined(__HIP__)
@@ -13,28 +14,11 @@
 #endif
 struct __cassc_member_fallback {};
 struct __cassc_member_own : __cassc_member_fallback {};
-#define __CASSC_MEMBER_CALL(member)                                                                            \
-  template <typename O, typename... A>                                                                         \
-  __CASSC_MEMBER_FN auto __cassc_##member##_call(__cassc_member_own, O& o, A&&... a)                            \
-      -> decltype(o.member(static_cast<A&&>(a)...)) {                                                          \
-    return o.member(static_cast<A&&>(a)...);                                                                   \
-  }                                                                                                            \
-  template <typename O, typename... A>                                                                         \
-  __CASSC_MEMBER_FN auto __cassc_##member##_call(__cassc_member_fallback, O& o, A&&... a)                       \
-      -> decltype(__cassc_##member##_of(o, static_cast<A&&>(a)...)) {                                          \
-    return __cassc_##member##_of(o, static_cast<A&&>(a)...);                                                   \
-  }                                                                                                            \
-  template <typename O, typename... A>                                                                         \
-  __CASSC_MEMBER_FN auto __cassc_##member(O&& o, A&&... a)                                                     \
-      -> decltype(__cassc_##member##_call(__cassc_member_own{}, o, static_cast<A&&>(a)...)) {                  \
-    return __cassc_##member##_call(__cassc_member_own{}, o, static_cast<A&&>(a)...);                           \
-  }
-__CASSC_MEMBER_CALL(num_threads)
-__CASSC_MEMBER_CALL(ballot)
-__CASSC_MEMBER_CALL(any)
-__CASSC_MEMBER_CALL(all)
-__CASSC_MEMBER_CALL(match_any)
-__CASSC_MEMBER_CALL(match_all)
-#undef __CASSC_MEMBER_CALL
+template <typename O>
+__CASSC_MEMBER_FN O& __cassc_members_of(O& o, __cassc_member_fallback) { return o; }
+template <typename O>
+__CASSC_MEMBER_FN auto __cassc_members(O&& o) -> decltype(__cassc_members_of(o, __cassc_member_own{})) {
+  return __cassc_members_of(o, __cassc_member_own{});
+}
 #undef __CASSC_MEMBER_FN
 #endif
