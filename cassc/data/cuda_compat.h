@@ -86,6 +86,9 @@ __device__ inline int __ffsll(T x) { return ::__ffsll(static_cast<long long>(x))
  * device, where clang's HIP headers have int, float, double and a same-type template only: a call whose
  * argument is HIP's threadIdx/blockDim member (a class convertible to unsigned int) or of mixed types was
  * ambiguous. A signed and an unsigned argument compare as unsigned, as CUDA's do. */
+/* Only over clang's HIP wrapper headers: without them (HIP's own amd_math_functions.h) HIP defines some of
+ * these pairings itself, `int min(uint32_t, int)`, and a second definition differing in return type is an error. */
+#if defined(__CLANG_HIP_RUNTIME_WRAPPER_INCLUDED__) && __CLANG_HIP_RUNTIME_WRAPPER_INCLUDED__
 #define __CASSC_MIN_MAX(result, first, second)                                                                  \
   __device__ inline result min(const first a, const second b) {                                                  \
     return static_cast<result>(a) < static_cast<result>(b) ? static_cast<result>(a) : static_cast<result>(b);   \
@@ -109,6 +112,7 @@ __device__ inline double min(const float a, const double b) { return fmin(static
 __device__ inline double min(const double a, const float b) { return fmin(a, static_cast<double>(b)); }
 __device__ inline double max(const float a, const double b) { return fmax(static_cast<double>(a), b); }
 __device__ inline double max(const double a, const float b) { return fmax(a, static_cast<double>(b)); }
+#endif
 /* Four-way byte dot products with a 32-bit accumulator (sm_61+). */
 __device__ inline int __dp4a(int a, int b, int c) {
   for (int i = 0; i < 32; i += 8) c += static_cast<signed char>(a >> i) * static_cast<signed char>(b >> i);
