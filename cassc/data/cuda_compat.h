@@ -149,22 +149,22 @@ __cassc_shuffle_value(T var, Shuffle shuffle) {
   __builtin_memcpy(&var, &bits, sizeof(T));
   return var;
 }
-template <typename T>
-__device__ inline T __cassc_shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) {
-  return __cassc_shuffle_value(var, [=](auto value) { return __shfl(value, src_lane, width); });
-}
-template <typename T>
-__device__ inline T __cassc_shfl_up_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
-  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_up(value, delta, width); });
-}
-template <typename T>
-__device__ inline T __cassc_shfl_down_sync(unsigned long long, T var, unsigned int delta, int width = warpSize) {
-  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_down(value, delta, width); });
-}
-template <typename T>
-__device__ inline T __cassc_shfl_xor_sync(unsigned long long, T var, int lane_mask, int width = warpSize) {
-  return __cassc_shuffle_value(var, [=](auto value) { return __shfl_xor(value, lane_mask, width); });
-}
+/* Function objects rather than generic lambdas: CUDA code may be compiled as C++11. */
+#define __CASSC_SHUFFLE(kind, shuffle, Operand)                                                      \
+  struct __cassc_##kind {                                                                            \
+    Operand operand;                                                                                 \
+    int width;                                                                                       \
+    template <typename V> __device__ V operator()(V value) const { return shuffle(value, operand, width); } \
+  };                                                                                                 \
+  template <typename T>                                                                              \
+  __device__ inline T __cassc_##kind##_sync(unsigned long long, T var, Operand operand, int width = warpSize) { \
+    return __cassc_shuffle_value(var, __cassc_##kind{operand, width});                               \
+  }
+__CASSC_SHUFFLE(shfl, __shfl, int)
+__CASSC_SHUFFLE(shfl_up, __shfl_up, unsigned int)
+__CASSC_SHUFFLE(shfl_down, __shfl_down, unsigned int)
+__CASSC_SHUFFLE(shfl_xor, __shfl_xor, int)
+#undef __CASSC_SHUFFLE
 
 __device__ inline unsigned int __cassc_ballot_sync(unsigned long long mask, int predicate) {
   return static_cast<unsigned int>(__ballot(predicate) & mask);
