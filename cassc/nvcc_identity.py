@@ -142,6 +142,9 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("CASSC_NVPTX_DIR", "where the check driver finds each fatbin's NVPTX replacement (<digest>.fatbin)"),
     ("CASSC_CHECK_LOG", "file: the check driver logs the fatbins it replaced and the driver entries asked for"),
     ("CASSC_CHECK_TRACE", "set: the check driver also logs each private export table entry the runtime calls"),
+    ("CASSC_DRIVER_LOG", "file: cassc's libcuda logs each name asked for and its answer, each export table, each fatbin"),
+    ("CASSC_DRIVER_REAL_TABLES", "GUIDs, comma-separated: cassc's libcuda over NVIDIA's driver hands these export tables"
+                                 " to NVIDIA's own (a check of cassc's tables one at a time)"),
 )
 
 
