@@ -508,4 +508,22 @@ static inline hipError_t cudaMemDiscardAndPrefetchBatchAsync(void**, size_t*, si
 static inline hipError_t cudaMemDiscardBatchAsync(void**, size_t*, size_t, unsigned long long, hipStream_t) {
   return hipSuccess;
 }
+/* cuda_runtime.h's C++ forms of the two: typed pointers, and one location for the whole batch. */
+#define __CASSC_BATCH_OVERLOADS(name)                                                                           \
+  template <typename T>                                                                                         \
+  static inline hipError_t name(T** pointers, size_t* sizes, size_t count, hipMemLocation* locations,           \
+                                size_t* location_indices, size_t location_count, unsigned long long flags,      \
+                                hipStream_t stream) {                                                           \
+    return name(reinterpret_cast<void**>(pointers), sizes, count, locations, location_indices, location_count,  \
+                flags, stream);                                                                                 \
+  }                                                                                                             \
+  template <typename T>                                                                                         \
+  static inline hipError_t name(T** pointers, size_t* sizes, size_t count, hipMemLocation location,             \
+                                unsigned long long flags, hipStream_t stream) {                                 \
+    size_t first = 0;                                                                                           \
+    return name(reinterpret_cast<void**>(pointers), sizes, count, &location, &first, 1, flags, stream);          \
+  }
+__CASSC_BATCH_OVERLOADS(cudaMemPrefetchBatchAsync)
+__CASSC_BATCH_OVERLOADS(cudaMemDiscardAndPrefetchBatchAsync)
+#undef __CASSC_BATCH_OVERLOADS
 #endif /* __cplusplus */
