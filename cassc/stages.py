@@ -162,6 +162,11 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
         flags = ["-x", "hip", *[f"--offload-arch={arch}" for arch in inv.offload_archs]]
         if toolchain.kind == "rocm":
             flags.append(f"--rocm-path={toolchain.root}")
+        if toolchain.hip_version != "unknown":
+            # clang includes its HIP runtime wrapper (its math, new/delete, printf...) only for the HIP version
+            # it finds in a version file; an install without that file (a copied tree, a partial package) would
+            # silently compile against HIP's own headers alone. The version is the one of the headers compiled.
+            flags.append(f"--hip-version={toolchain.hip_version}")
         flags.append(f"--rocm-device-lib-path={toolchain.device_lib_dir(inv.offload_archs)}")
         flags += ["-include", str(CUDA_COMPAT_HEADER)]
         flags += ["-D" + m for m in unit_macros(kind, inv)]
