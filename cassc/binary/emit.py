@@ -110,6 +110,30 @@ def space_number(space: str, target: Target) -> int:
     return target.alloca_space if space == "local" else SPACE_NUMBERS[space]
 
 
+def parameter_origin(arch: int) -> int:
+    """Where, in constant bank 0, CUDA's sm_`arch` cubins align kernel parameters from: up to sm_90 a parameter
+    is aligned in the bank's terms (bank-0 parameter base + offset: 0x160 for sm_75..sm_89, 0x210 for sm_90), so
+    an `alignas(64)` struct after 8 bytes of parameters lands at 32 on sm_80, where PTX's `.param` layout gives
+    64; from sm_100 (base 0x380) in the parameter buffer's own terms, as PTX does (origin 0). nvcc 13's cubins
+    for sm_75..sm_121 with alignas(16..1024) parameters (tests/test_binary_param_layout.py). Before sm_75
+    (nvcc 12) the bases are 0x160 (sm_70, sm_72) and 0x140 (sm_50..sm_62), assumed to follow the same rule."""
+    if arch >= 100:
+        return 0
+    return 0x210 if arch >= 90 else 0x160 if arch >= 70 else 0x140
+
+
+def cuda_parameter_offsets(params: list[tuple[int, int]], arch: int) -> tuple[tuple[int, ...], int]:
+    """CUDA's parameter buffer for a kernel of (size, alignment) parameters in a cubin for sm_`arch`: each
+    parameter's offset, and the buffer's size (no padding after the last)."""
+    origin = parameter_origin(arch)
+    offsets: list[int] = []
+    end = 0
+    for size, align in params:
+        offsets.append(-(-(origin + end) // align) * align - origin)
+        end = offsets[-1] + size
+    return tuple(offsets), end
+
+
 def attributes(target: Target) -> list[str]:
     """#0 for kernels, #1 for device functions, #2 for subroutines kept out of line."""
     if target.name == "amdgpu":
@@ -129,6 +153,7 @@ class Emitter:
         self.counter = 0
         self.terminated = False
         self.declarations: dict[str, str] = {}  # intrinsic -> its declaration
+        self.kernarg_end = 0  # where the kernel parameters placed so far end (`parameter`)
 
     # -- plumbing ---------------------------------------------------------------------------------
     def declare(self, name: str, signature: str) -> str:
@@ -212,13 +237,27 @@ class Emitter:
         self.terminated = False
 
     # -- the function and the kernel ABI ------------------------------------------------------------
-    def parameter(self, index: int, llvm_type: str, align: int, in_memory: bool) -> tuple[str, tuple[str, int]]:
+    def parameter(self, index: int, llvm_type: str, align: int, in_memory: bool,
+                  placed: tuple[int, int] | None = None) -> tuple[str, tuple[str, int]]:
         """Parameter `index`'s text in the signature and (pointer, address space) of its memory. A kernel's
-        parameters are memory (`in_memory`): on AMDGPU all of them, byref kernarg memory at their
-        alignment, so the kernarg segment is CUDA's parameter buffer byte for byte; others are copied
-        to a stack slot."""
+        parameters are memory (`in_memory`): on AMDGPU all of them, byref kernarg memory, so the kernarg
+        segment is CUDA's parameter buffer byte for byte; others are copied to a stack slot.
+
+        `placed`: a kernel parameter's (offset, size) in CUDA's parameter buffer, kernel parameters in order.
+        Where the kernarg segment is that buffer, the parameter is declared there: CUDA aligns in constant-bank
+        terms (`parameter_origin`), so the offset need not be a multiple of the type's alignment; it is
+        declared at the alignment its offset has, after an unused padding argument where aligning the end of
+        the previous parameter would not reach the offset."""
         if in_memory:
-            return (self.target.byval.format(type=llvm_type, align=align) + f" %arg{index}",
+            padding = ""
+            if placed is not None and self.target.kernel_params_in_memory:
+                offset, size = placed
+                align = min(align, offset & -offset) if offset else align
+                if -(-self.kernarg_end // align) * align != offset:
+                    padding = (self.target.byval.format(type=f"[{offset - self.kernarg_end} x i8]", align=1)
+                               + f" %pad{index}, ")
+                self.kernarg_end = offset + size
+            return (padding + self.target.byval.format(type=llvm_type, align=align) + f" %arg{index}",
                     (f"%arg{index}", self.target.byval_space))
         slot = self.slot(f"param.{index}", llvm_type, align)
         self.allocas.append(f"  store {llvm_type} %arg{index}, {self.alloca_ptr()} {slot}")

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field, replace
 from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported,
-                               attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
+                               attributes, cuda_parameter_offsets, float_constant, int_type, is_float, is_signed, quote, space_number,
                                value_type, width)
 from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
 from cassc.binary.reroll import reroll_runtime_unrolled_loops
 
-__all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module"]
+__all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module", "ptx_parameter_layout"]
 
 # The float operations the PTX ISA lets the code generator fuse into an fma when they carry none of the
 # rounding modifiers.
@@ -67,6 +67,18 @@ def _ptx_int(text: str) -> int:
     return -value if negative else value
 
 
+def target_arch(module: PtxModule) -> int:
+    """The sm_XX of a PTX module's `.target` (80 where it names none)."""
+    found = re.search(r"sm_(\d+)", module.target)
+    return int(found.group(1)) if found else 80
+
+
+def ptx_parameter_layout(function: Function, arch: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """A kernel's CUDA parameter buffer as a cubin for sm_`arch` lays it out: (offsets, sizes, total size)."""
+    offsets, end = cuda_parameter_offsets([(p.size, p.align) for p in function.params], arch)
+    return offsets, tuple(p.size for p in function.params), end
+
+
 @dataclass
 class LiftedModule:
     ir: str
@@ -76,12 +88,16 @@ class LiftedModule:
 
 
 def lift_module(module: PtxModule, target: Target, data_layout: str,
-                linked: frozenset[str] | None = None) -> LiftedModule:
+                linked: frozenset[str] | None = None, param_arch: int | None = None) -> LiftedModule:
     """The whole module's IR. A function that cannot be translated is left out (and every kernel that
     calls it), with the reason in `failures`.
 
     `linked`: for a module of separately compiled device code (-rdc), the functions other modules of
-    the program define; calls to them become declarations, resolved when the modules' IR is linked."""
+    the program define; calls to them become declarations, resolved when the modules' IR is linked.
+    `param_arch`: the sm_XX whose cubin's parameter layout the kernels take (`ptx_parameter_layout`); by
+    default the PTX's own `.target`."""
+    if param_arch is None:
+        param_arch = target_arch(module)
     header = [f'target datalayout = "{data_layout}"', f'target triple = "{target.triple}"', ""]
     bodies: dict[str, str] = {}
     failures: dict[str, str] = {}
@@ -91,7 +107,8 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     for function in defined:
         try:
             rolled = replace(function, body=reroll_runtime_unrolled_loops(function.body or []))
-            lifter = FunctionLifter(rolled, module, target, linked or frozenset(), separate=linked is not None)
+            lifter = FunctionLifter(rolled, module, target, linked or frozenset(), separate=linked is not None,
+                                    param_arch=param_arch)
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
             declared.update(lifter.declarations)
@@ -250,9 +267,10 @@ class FunctionLifter(Emitter):
     means is the core's (`Emitter`)."""
 
     def __init__(self, function: Function, module: PtxModule, target: Target,
-                 linked: frozenset[str] = frozenset(), separate: bool = False) -> None:
+                 linked: frozenset[str] = frozenset(), separate: bool = False, param_arch: int = 80) -> None:
         super().__init__(target)
         self.function = function
+        self.param_arch = param_arch
         self.linked = linked
         self.separate = separate
         self.module = module
@@ -275,10 +293,12 @@ class FunctionLifter(Emitter):
     def lift(self) -> str:
         f = self.function
         params = []
+        offsets, sizes, _ = ptx_parameter_layout(f, self.param_arch)
         for index, param in enumerate(f.params):
             llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
             in_memory = f.entry and (param.count is not None or self.target.kernel_params_in_memory)
-            text, self.scopes[0][param.name] = self.parameter(index, llvm_type, param.align, in_memory)
+            placed = (offsets[index], sizes[index]) if f.entry else None
+            text, self.scopes[0][param.name] = self.parameter(index, llvm_type, param.align, in_memory, placed)
             params.append(text)
         self.return_type = "void"
         if f.returns:

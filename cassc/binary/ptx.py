@@ -207,10 +207,14 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
     name = ""
     init: list[str] = []
     index = 0
+    pointer = False
     while index < len(rest):
         word = rest[index]
+        pointer = pointer or word == ".ptr"
         if word == ".align":
-            align = int(rest[index + 1], 0)
+            # `.param .u64 .ptr .align 1 p` (nvcc for sm_100 on): the alignment of what p points to, not p's
+            if not pointer:
+                align = int(rest[index + 1], 0)
             index += 2
             continue
         if word == "=":

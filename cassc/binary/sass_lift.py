@@ -114,7 +114,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         signature = []
         for index, param in enumerate(metadata.params):
             text, (pointer, space) = self.parameter(index, f"[{param.size} x i8]",
-                                                   _parameter_align(param.offset, param.size), True)
+                                                   _parameter_align(param.offset, param.size), True,
+                                                   (param.offset, param.size))
             signature.append(text)
             self.params.append((param.offset, param.size, pointer, space))
         labels = {label for i in self.kernel.instructions for label in i.labels}
