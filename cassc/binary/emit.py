@@ -134,6 +134,30 @@ def cuda_parameter_offsets(params: list[tuple[int, int]], arch: int) -> tuple[tu
     return tuple(offsets), end
 
 
+def variable_definition(name: str, size: int, init: str, align: int, target: Target, managed: bool = False,
+                        linkage: str = "") -> str:
+    """A `__device__` variable (global memory, `init` a constant of its [size x i8] type), visible by name so that
+    the runtime finds it (cudaMemcpyToSymbol). A `__managed__` one on AMDGPU is two globals, as HIP clang makes
+    them: `@name`, a pointer to the variable, which the runtime fills with memory from hipMallocManaged that
+    the host reads it through too, and `@name.managed`, its initial value, which the runtime copies there (the
+    shim's __cudaRegisterManagedVar); device code reads the pointer (`Emitter.managed_address`). NVPTX keeps it
+    as PTX has it, a global with NVVM's `managed` annotation (`managed_annotations`)."""
+    if managed and target.name == "amdgpu":
+        return (f"@{quote(name)} = {linkage}protected addrspace(1) externally_initialized global ptr addrspace(1) "
+                f"null, align 8\n@{quote(name + '.managed')} = {linkage}protected addrspace(1) global "
+                f"[{size} x i8] {init}, align {align}")
+    return (f"@{quote(name)} = {linkage}protected addrspace(1) externally_initialized global [{size} x i8] {init}, "
+            f"align {align}")
+
+
+def managed_annotations(names: list[str], target: Target) -> list[str]:
+    """NVVM's annotations that make NVPTX globals `.attribute(.managed)`, as `__managed__` variables are."""
+    if target.name != "nvptx" or not names:
+        return []
+    return [f"!nvvm.annotations = !{{{', '.join(f'!{800 + i}' for i in range(len(names)))}}}",
+            *(f'!{800 + i} = !{{ptr addrspace(1) @{quote(name)}, !"managed", i32 1}}' for i, name in enumerate(names))]
+
+
 def attributes(target: Target) -> list[str]:
     """#0 for kernels, #1 for device functions, #2 for subroutines kept out of line."""
     if target.name == "amdgpu":
@@ -270,6 +294,11 @@ class Emitter:
         return "\n".join([head, "entry:", *self.allocas, "  br label %body", "body:", *self.lines, "}", ""])
 
     # -- memory -------------------------------------------------------------------------------------
+    def managed_address(self, name: str) -> str:
+        """Where a `__managed__` variable is on AMDGPU: the pointer `@name` holds (`variable_definition`), which
+        the runtime writes before any launch."""
+        return self.value(f"load ptr addrspace(1), ptr addrspace(1) @{quote(name)}, align 8, !invariant.load !{{}}")
+
     def offset_pointer(self, pointer: str, space: int, offset: int | str) -> str:
         return self.value(f"getelementptr inbounds i8, {self.ptr(space)} {pointer}, i64 {offset}")
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 
 from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
-                               Unsupported,
-                               attributes, cuda_parameter_offsets, float_constant, int_type, is_float, is_signed, quote, space_number,
-                               value_type, width)
+                               Unsupported, attributes, cuda_parameter_offsets, float_constant, int_type, is_float,
+                               is_signed, managed_annotations, quote, space_number, value_type, variable_definition,
+                               width)
 from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
 from cassc.binary.reroll import reroll_runtime_unrolled_loops
@@ -133,14 +133,16 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     # translated here and each variable, as a constant generic pointer.
     symbols = {name: f"@{quote(name)}" for name in bodies}
     symbols.update({v.name: f"addrspacecast (ptr addrspace({space_number(v.space, target)}) @{quote(v.name)} to ptr)"
-                    for v in module.variables if v.space in ("global", "const")})
+                    for v in module.variables if v.space in ("global", "const")
+                    and not (v.managed and target.name == "amdgpu")})  # its address is known at run time only
     variables = [_module_variable(v, target, linked is not None, symbols) for v in module.variables]
     declarations = [declared[name] for name in sorted(declared)]
     externals = [_external_declaration(f) for f in module.functions
                  if f.body is None and linked and f.name in linked and f.name not in bodies
                  and f"@{quote(f.name)}(" in "\n".join(bodies.values())]
     ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *externals, *declarations,
-                    *attributes(target), ""])
+                    *attributes(target),
+                    *managed_annotations([v.name for v in module.variables if v.managed], target), ""])
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
@@ -242,6 +244,8 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False,
         if variable.count == 0 or variable.extern:
             return f"@{name} = external addrspace(3) global [0 x i8], align {variable.align}"
         return f"@{name} = internal addrspace(3) global [{variable.size} x i8] poison, align {variable.align}"
+    if variable.extern and variable.managed and target.name == "amdgpu":  # the pointer (`variable_definition`)
+        return f"@{name} = external addrspace(1) global ptr addrspace(1), align 8"
     if variable.extern:
         return f"@{name} = external addrspace({number}) global [{variable.size} x i8], align {variable.align}"
     linkage = "linkonce_odr " if separate and not variable.visible else ""
@@ -249,17 +253,23 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False,
     if addresses is not None:
         return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global {addresses}, "
                 f"align {variable.align}")
-    data = _initializer_bytes(variable)
-    if data:
-        data = data + bytes(variable.size - len(data))
-        init = 'c"' + "".join(f"\\{b:02X}" for b in data[:variable.size]) + '"'
-    else:
-        init = "zeroinitializer"
-    # Visible, so that the runtime finds __device__/__constant__ variables by name (cudaMemcpyToSymbol).
     # Separately compiled modules (-rdc) may each carry the same file-local variable (libdevice's tables):
     # one copy is kept.
+    if variable.space == "global":
+        return variable_definition(variable.name, variable.size, _initializer_constant(variable), variable.align,
+                                   target, variable.managed, linkage)
+    # Visible, so that the runtime finds __constant__ variables by name (cudaMemcpyToSymbol).
     return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global "
-            f"[{variable.size} x i8] {init}, align {variable.align}")
+            f"[{variable.size} x i8] {_initializer_constant(variable)}, align {variable.align}")
+
+
+def _initializer_constant(variable: Variable) -> str:
+    """A variable's numeric initializer as an LLVM constant of its [size x i8] type."""
+    data = _initializer_bytes(variable)
+    if not data:
+        return "zeroinitializer"
+    data = data + bytes(variable.size - len(data))
+    return 'c"' + "".join(f"\\{b:02X}" for b in data[:variable.size]) + '"'
 
 
 class FunctionLifter(Emitter):
@@ -393,6 +403,8 @@ class FunctionLifter(Emitter):
                 return scope[name]
         if name in self.globals:
             variable = self.globals[name]
+            if variable.managed and self.target.name == "amdgpu":
+                return self.managed_address(name), 1
             return f"@{quote(name)}", space_number(variable.space, self.target)
         return None
 

@@ -24,7 +24,8 @@ import struct
 from dataclasses import dataclass, replace
 
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
-from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
+from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, managed_annotations, quote,
+                               value_type, variable_definition, width)
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -398,11 +399,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if operand.symbol not in self.kernel.device_variables:
             raise self.fail(f"the address of {operand.symbol}, which no linked cubin defines as a __device__ "
                             "variable")
-        self.module_globals.update(device_variable_definitions(self.kernel))
-        table = quote(f"__cassc_address.{operand.symbol}")
-        self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
-                                      f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
-        address = self.value(f"add i64 {self.value(f'load i64, ptr addrspace(4) @{table}, align 8')}, {operand.addend}")
+        self.module_globals.update(device_variable_definitions(self.kernel, self.target))
+        if self.managed_here(operand.symbol):
+            base = self.value(f"ptrtoint ptr addrspace(1) {self.managed_address(operand.symbol)} to i64")
+        else:
+            table = quote(f"__cassc_address.{operand.symbol}")
+            self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
+                                          f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
+            base = self.value(f"load i64, ptr addrspace(4) @{table}, align 8")
+        address = self.value(f"add i64 {base}, {operand.addend}")
         if operand.high:
             address = self.value(f"lshr i64 {address}, 32")
         return self.value(f"trunc i64 {address} to i32")
@@ -605,7 +610,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
         if missing:
             raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
-        self.module_globals.update(device_variable_definitions(self.kernel))
+        self.module_globals.update(device_variable_definitions(self.kernel, self.target))
+        name, addend = addresses[start]
+        if self.managed_here(name):  # known at run time only: the pointer the runtime wrote
+            address = self.value(f"add i64 {self.value(f'ptrtoint ptr addrspace(1) {self.managed_address(name)} to i64')}"
+                                 f", {addend}")
+            if size == 8:
+                return address
+            return self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32') if start != offset else address} "
+                              "to i32")
         entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
                             for _, (name, addend) in sorted(addresses.items()))
         slots = sorted(addresses)
@@ -616,6 +629,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if start != offset:
             pointer = self.offset_pointer(pointer, 4, 4)
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
+
+    def managed_here(self, name: str) -> bool:
+        """A `__managed__` variable whose address AMDGPU code reads from its pointer (`variable_definition`)."""
+        return name in self.kernel.managed_variables and self.target.name == "amdgpu"
 
     def frame_top(self) -> int:
         """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it;
@@ -2102,13 +2119,12 @@ def constant_variables(kernel: SassKernel) -> dict[str, str]:
     return definitions
 
 
-def device_variable_definitions(kernel: SassKernel) -> dict[str, str]:
-    """The cubin's `__device__` variables as module globals, visible by name for cudaMemcpyToSymbol."""
+def device_variable_definitions(kernel: SassKernel, target: Target) -> dict[str, str]:
+    """The cubin's `__device__` and `__managed__` variables as module globals (the emission core's)."""
     definitions = {}
     for name, data in kernel.device_variables.items():
         init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
-        definitions[name] = (f"@{quote(name)} = protected addrspace(1) externally_initialized global "
-                             f"[{len(data)} x i8] {init}, align 8")
+        definitions[name] = variable_definition(name, len(data), init, 8, target, name in kernel.managed_variables)
     return definitions
 
 
@@ -2132,7 +2148,9 @@ def lift_sass_kernels(kernels: list[SassKernel], target: Target,
         globals_.update(lifter.module_globals)
         declarations.update(lifter.declarations)
         translated.append(kernel.name)
+    managed = sorted({name for kernel in kernels for name in kernel.managed_variables
+                      if f"@{quote(name)} " in "\n".join(globals_.values())})
     ir = "\n".join([*header, *globals_.values(), "", *bodies, *(declarations[n] for n in sorted(declarations)),
-                    *attributes(target), ""])
+                    *attributes(target), *managed_annotations(managed, target), ""])
     return ir, translated, failures
 
