@@ -31,6 +31,7 @@ __all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_mod
 # rounding modifiers.
 CONTRACTIBLE = ("fadd", "fsub", "fmul")
 ROUNDING_MODIFIERS = ("rn", "rz", "rm", "rp")
+DIRECTED_ROUNDINGS = ("rz", "rm", "rp")  # rounding a float result toward zero, down, up (the core's `stepped`)
 ATOMIC_OPERATIONS = ("add", "exch", "and", "or", "xor", "inc", "dec", "min", "max")
 # The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
 SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
@@ -674,7 +675,10 @@ class FunctionLifter(Emitter):
         a = self.read(instruction.operands[1], ptx_type)
         b = self.read(instruction.operands[2], ptx_type)
         llvm_type = value_type(ptx_type)
-        if is_float(ptx_type):
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        if is_float(ptx_type) and directed and float_op in (*CONTRACTIBLE, "fdiv"):
+            result = self.saturate(instruction, self.directed_arithmetic(float_op, ptx_type, a, b, directed), ptx_type)
+        elif is_float(ptx_type):
             if float_op in CONTRACTIBLE:
                 contractible = not any(m in ROUNDING_MODIFIERS for m in instruction.modifiers)
                 result = self.float_arithmetic(float_op, ptx_type, a, b, contractible)
@@ -991,6 +995,12 @@ class FunctionLifter(Emitter):
 
     # approximate and exact math
     def op_sqrt(self, instruction: Instruction) -> None:
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        if directed:
+            ptx_type = self.the_type(instruction)
+            a = self.read(instruction.operands[1], ptx_type)
+            self.write(instruction.operands[0], self.directed_root(ptx_type, a, directed), ptx_type)
+            return
         self.unary_intrinsic(instruction, "llvm.sqrt", "afn " if "approx" in instruction.modifiers else "")
 
     def op_rsqrt(self, instruction: Instruction) -> None:
@@ -1001,7 +1011,10 @@ class FunctionLifter(Emitter):
     def op_rcp(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
         a = self.read(instruction.operands[1], ptx_type)
-        self.write(instruction.operands[0], self.reciprocal(ptx_type, a, "approx" in instruction.modifiers), ptx_type)
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        result = self.directed_arithmetic("fdiv", ptx_type, "1.0", a, directed) if directed else \
+            self.reciprocal(ptx_type, a, "approx" in instruction.modifiers)
+        self.write(instruction.operands[0], result, ptx_type)
 
     def op_sin(self, instruction: Instruction) -> None:
         self.unary_intrinsic(instruction, "llvm.sin", "afn ")
@@ -1092,7 +1105,8 @@ class FunctionLifter(Emitter):
             return
         if "x2" in destination_type or "x2" in source_type or "relu" in instruction.modifiers:
             raise self.fail("packed conversions")
-        rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi")), None)
+        rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi", *DIRECTED_ROUNDINGS)),
+                        None)
         a = self.read(instruction.operands[1], source_type)
         result = self.convert(a, source_type, destination_type, rounding, "sat" in instruction.modifiers)
         self.write(instruction.operands[0], result, destination_type)

@@ -1084,13 +1084,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def op_FADD(self, instruction: SassInstruction) -> None:
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
-        result = self.fma("f32", a, "1.0", b, rounding) if rounding else self.value(f"fadd float {a}, {b}")
+        result = self.directed_arithmetic("fadd", "f32", a, b, rounding) if rounding else \
+            self.value(f"fadd float {a}, {b}")
         self.float_result(instruction, result)
 
     def op_FMUL(self, instruction: SassInstruction) -> None:
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
-        result = self.fma("f32", a, b, "-0.0", rounding) if rounding else self.value(f"fmul float {a}, {b}")
+        result = self.directed_arithmetic("fmul", "f32", a, b, rounding) if rounding else \
+            self.value(f"fmul float {a}, {b}")
         # .D2/.D4/.D8/.M2/.M4/.M8: the product scaled by a power of two (ptxas folds x * y / 2 into FMUL.D2)
         scale = next((int(m[1]) if m[0] == "M" else 1 / int(m[1]) for m in instruction.modifiers
                       if m in ("D2", "D4", "D8", "M2", "M4", "M8")), None)
@@ -1163,15 +1165,19 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_DADD(self, instruction: SassInstruction) -> None:
         a, b = (self.float64(o) for o in instruction.operands[1:3])
-        self.double_result(instruction, self.value(f"fadd double {a}, {b}"))
+        rounding = self.rounding(instruction)
+        self.double_result(instruction, self.directed_arithmetic("fadd", "f64", a, b, rounding) if rounding
+                           else self.value(f"fadd double {a}, {b}"))
 
     def op_DMUL(self, instruction: SassInstruction) -> None:
         a, b = (self.float64(o) for o in instruction.operands[1:3])
-        self.double_result(instruction, self.value(f"fmul double {a}, {b}"))
+        rounding = self.rounding(instruction)
+        self.double_result(instruction, self.directed_arithmetic("fmul", "f64", a, b, rounding) if rounding
+                           else self.value(f"fmul double {a}, {b}"))
 
     def op_DFMA(self, instruction: SassInstruction) -> None:
         a, b, c = (self.float64(o) for o in instruction.operands[1:4])
-        self.double_result(instruction, self.fma("f64", a, b, c))
+        self.double_result(instruction, self.fma("f64", a, b, c, self.rounding(instruction)))
 
     def op_MUFU(self, instruction: SassInstruction) -> None:
         """The special function unit's approximations. SIN/COS take revolutions (ptxas multiplies by 1/2pi
@@ -1265,35 +1271,17 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_I2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "s32")
-        rounding = self.rounding(instruction)
         a = self.read_typed(instruction.operands[1], source_type)
-        if rounding and destination_type != "f32":
-            raise self.fail("I2F with directed rounding to other than f32")
-        if rounding and source_type[1:] == "64":
-            # high * 2^32 and the low word are exact doubles; their sum, with TwoSum's error, is exact
-            high = self.convert(self.value(f"{'ashr' if source_type[0] == 's' else 'lshr'} i64 {a}, 32"),
-                                source_type, "f64")
-            scaled = self.value(f"fmul double {high}, 4294967296.0")
-            low = self.convert(self.value(f"and i64 {a}, 4294967295"), "u64", "f64")
-            total = self.value(f"fadd double {scaled}, {low}")
-            low_part = self.value(f"fsub double {total}, {scaled}")
-            scaled_part = self.value(f"fsub double {total}, {low_part}")
-            error = self.value(f"fadd double {self.value(f'fsub double {scaled}, {scaled_part}')}, "
-                               f"{self.value(f'fsub double {low}, {low_part}')}")
-            self.write_typed(instruction.operands[0], self.round_to_float(total, error, rounding), "f32")
-            return
-        if rounding:  # the integer is exact in a double: round that
-            exact = self.convert(a, source_type, "f64")
-            self.write_typed(instruction.operands[0], self.round_to_float(exact, "0.0", rounding), "f32")
-            return
-        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+        self.write_typed(instruction.operands[0],
+                         self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
 
     def op_F2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "f32")
-        if destination_type == "f16" or source_type == "f16" or self.rounding(instruction):
-            raise self.fail("F2F to or from half precision, or with directed rounding")
+        if source_type == "f16" or (self.rounding(instruction) and source_type == destination_type):
+            raise self.fail("F2F from half precision, or a directed rounding within one type")
         a = self.read_typed(instruction.operands[1], source_type)
-        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+        self.write_typed(instruction.operands[0],
+                         self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
 
     def op_I2I(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "s32", "s32")
@@ -1359,12 +1347,12 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         return "f16x2"
 
     def op_F2FP(self, instruction: SassInstruction) -> None:
-        """F2FP(.BF16).PACK_AB d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
-        if not instruction.has("PACK_AB") or self.rounding(instruction):
+        """F2FP(.BF16).PACK_AB(.RZ/.RM/.RP) d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
+        if not instruction.has("PACK_AB"):
             raise self.fail("F2FP forms other than PACK_AB")
         half = "bf16" if instruction.has("BF16") else "f16"
         high, low = (self.float32(o) for o in instruction.operands[1:3])
-        self.write32(instruction.operands[0], self.pack_halves(half, high, low))
+        self.write32(instruction.operands[0], self.pack_halves(half, high, low, self.rounding(instruction)))
 
     def op_HSET2(self, instruction: SassInstruction) -> None:
         """HSET2[.BF].cmp.op d, a, b, c: per half, (a cmp b) op c as 1.0 / 0.0 (.BF) or all ones / zero."""
