@@ -83,6 +83,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
         self.kernel = replace(kernel, instructions=reroll_runtime_unrolled_loops(kernel.instructions))
+        self.handle_loads: dict[int, int] = {}  # texture handles' loads: address -> the low word's offset (sass_images)
+        self.handle_slots: dict[str, str] = {}
         self.ordinal = ordinal  # the kernel's place in its module: names its shared memory
         self.current: SassInstruction | None = None
         self.slots: dict[str, str] = {}  # register name -> its slot
@@ -111,6 +113,7 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     # -- the function -----------------------------------------------------------------------------
     def lift(self) -> str:
+        self.plan_handle_loads()
         metadata = self.kernel.metadata
         signature = []
         for index, param in enumerate(metadata.params):
@@ -1464,6 +1467,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         ptx_type, size = self.memory_type(instruction)
         pointer, number = self.address(source, space, wide=instruction.has("E") and space == "global")
         bits = 8 * size
+        if instruction.address in self.handle_loads:  # a texture handle's low word: its high word too (sass_images)
+            high = self.offset_pointer(pointer, number, self.handle_loads[instruction.address] + 4)
+            self.emit(f"store i32 {self.value(f'load i32, {self.ptr(number)} {high}, align 4')}, {self.alloca_ptr()} "
+                      f"{self.handle_slot(instruction.address)}")
         loaded = self.value(f"load{' volatile' if instruction.has('VOLATILE') else ''} i{bits}, "
                             f"{self.ptr(number)} {pointer}, align {size}"
                             f"{', !invariant.load !{}' if instruction.has('CONSTANT') else ''}")
