@@ -413,8 +413,9 @@ class Emitter:
 
     def directed_fma_f64(self, a: str, b: str, c: str, rounding: str) -> str:
         """fma.rm/.rp/.rz.f64 (ptxas' __ddiv_rz and __drcp_ru end in one): fma rounded to nearest and its error
-        a*b + c - r, exact by Boldo and Muller's ErrFma (TwoProduct, two TwoSums); where the product's own
-        error underflowed to zero and nothing else is left, the error is that product error, scaled."""
+        a*b + c - r by Boldo and Muller's ErrFma (TwoProduct, two TwoSums), exact but for what the product's
+        own error lost underflowing, less than half the smallest denormal: where ErrFma's error is zero, that
+        loss decides (the product error scaled where it cannot underflow, less the one used)."""
         fma = self.intrinsic("llvm.fma", "double", 3)
         nearest = self.value(f"call double {fma}(double {a}, double {b}, double {c})")
         product = self.value(f"fmul double {a}, {b}")
@@ -424,9 +425,9 @@ class Emitter:
         high, high_error = self.two_sum(product, c_sum)
         gap = self.value(f"fadd double {self.value(f'fsub double {high}, {nearest}')}, {high_error}")
         error = self.value(f"fadd double {gap}, {c_error}")
-        lost = self.value(f"and i1 {self.value(f'fcmp oeq double {error}, 0.0')}, "
-                          f"{self.value(f'fcmp oeq double {product_error}, 0.0')}")
-        error = self.value(f"select i1 {lost}, double {self.product_error(product, a, b)}, double {error}")
+        scaled_error, shift = self.product_error(product, a, b)
+        loss = self.value(f"fsub double {scaled_error}, {self.scaled(product_error, shift)}")  # exact (Sterbenz)
+        error = self.value(f"select i1 {self.value(f'fcmp oeq double {error}, 0.0')}, double {loss}, double {error}")
         finite = self.value(f"and i1 {self.value(f'and i1 {self.finite(a)}, {self.finite(b)}')}, {self.finite(c)}")
         overflowed = self.value(f"and i1 {finite}, {self.value(f'xor i1 {self.finite(nearest)}, true')}")
         return self.directed_double(nearest, error, rounding, overflowed)
@@ -526,7 +527,7 @@ class Emitter:
                 total, error = self.two_sum(a, b)
             elif operation == "fmul":
                 total = self.value(f"fmul double {a}, {b}")
-                error = self.product_error(total, a, b)
+                error = self.product_error(total, a, b)[0]
             else:
                 total = self.value(f"fdiv double {a}, {b}")
                 error = self.quotient_error(total, a, b, scaled=True)
@@ -543,9 +544,10 @@ class Emitter:
                                 f"{llvm_type} {result}")
         return result
 
-    def product_error(self, product: str, a: str, b: str) -> str:
-        """The sign-exact error a * b - product of a double product: fma's, with the smaller operand and the
-        product scaled by 2^1074 where the product is below 2^-968 (the error could underflow to zero there)."""
+    def product_error(self, product: str, a: str, b: str) -> tuple[str, str]:
+        """The error a * b - product of a double product, exact, and the power of two (an i32) it is scaled by:
+        fma's, with the smaller operand and the product scaled by 2^1074 where the product is below 2^-968 (the
+        error could underflow there)."""
         magnitude = self.value(f"call double {self.intrinsic('llvm.fabs', 'double', 1)}(double {product})")
         tiny = self.value(f"fcmp olt double {magnitude}, 0x{0x0370000000000000:016X}")  # 2^-968
         a_smaller = self.value(f"fcmp olt double {self.value(f'call double @llvm.fabs.f64(double {a})')}, "
@@ -555,7 +557,7 @@ class Emitter:
         shift = self.value(f"select i1 {tiny}, i32 1074, i32 0")
         negated = self.value(f"fneg double {self.scaled(product, shift)}")
         return self.value(f"call double {self.intrinsic('llvm.fma', 'double', 3)}(double {self.scaled(small, shift)}, "
-                          f"double {large}, double {negated})")
+                          f"double {large}, double {negated})"), shift
 
     def quotient_error(self, quotient: str, a: str, b: str, scaled: bool) -> str:
         """A value with the sign of a / b - quotient, for the quotient rounded to nearest: the remainder
