@@ -213,3 +213,38 @@ CASSC_NVTX_FUNCTION void nvtxNameCudaEventW(const void* event, const wchar_t* na
 }
 #endif
 #undef CASSC_NVTX_FUNCTION
+
+/* Each call taking a string, by its name without the A/W suffix: the wide form where UNICODE is defined. */
+#ifdef UNICODE
+#define nvtxMark                 nvtxMarkW
+#define nvtxRangeStart           nvtxRangeStartW
+#define nvtxRangePush            nvtxRangePushW
+#define nvtxNameCategory         nvtxNameCategoryW
+#define nvtxNameOsThread         nvtxNameOsThreadW
+#define nvtxDomainCreate         nvtxDomainCreateW
+#define nvtxDomainRegisterString nvtxDomainRegisterStringW
+#define nvtxDomainNameCategory   nvtxDomainNameCategoryW
+#define nvtxNameCuDevice         nvtxNameCuDeviceW
+#define nvtxNameCuContext        nvtxNameCuContextW
+#define nvtxNameCuStream         nvtxNameCuStreamW
+#define nvtxNameCuEvent          nvtxNameCuEventW
+#define nvtxNameCudaDevice       nvtxNameCudaDeviceW
+#define nvtxNameCudaStream       nvtxNameCudaStreamW
+#define nvtxNameCudaEvent        nvtxNameCudaEventW
+#else
+#define nvtxMark                 nvtxMarkA
+#define nvtxRangeStart           nvtxRangeStartA
+#define nvtxRangePush            nvtxRangePushA
+#define nvtxNameCategory         nvtxNameCategoryA
+#define nvtxNameOsThread         nvtxNameOsThreadA
+#define nvtxDomainCreate         nvtxDomainCreateA
+#define nvtxDomainRegisterString nvtxDomainRegisterStringA
+#define nvtxDomainNameCategory   nvtxDomainNameCategoryA
+#define nvtxNameCuDevice         nvtxNameCuDeviceA
+#define nvtxNameCuContext        nvtxNameCuContextA
+#define nvtxNameCuStream         nvtxNameCuStreamA
+#define nvtxNameCuEvent          nvtxNameCuEventA
+#define nvtxNameCudaDevice       nvtxNameCudaDeviceA
+#define nvtxNameCudaStream       nvtxNameCudaStreamA
+#define nvtxNameCudaEvent        nvtxNameCudaEventA
+#endif
