@@ -205,7 +205,8 @@ int main() {
 }
 """),
     # cuBLASLt's in-place API (descriptors in the program's own storage) beside the handle API, fp8
-    # types, and FAST_ACCUM, which hipBLASLt lacks (accepted; read back as the full-precision mode it runs).
+    # types, and FAST_ACCUM, which hipBLASLt lacks (accepted; read back as the full-precision mode it runs),
+    # and the COMPUTE_TYPE/SCALE_TYPE attributes hipBLASLt fixes at creation.
     "hipBLASLt": ("cublasLt", """\
 #include <cublasLt.h>
 int main() {
@@ -222,6 +223,15 @@ int main() {
   if (cublasLtMatmulDescSetAttribute(&operation, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)) !=
       CUBLAS_STATUS_SUCCESS) return 3;
   cublasLtMatmulDescGetAttribute(&operation, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &read, sizeof(read), &written);
+  // the scale and compute types hipBLASLt fixes at creation: stating the same again, and reading them
+  cudaDataType_t scale = CUDA_R_32F;
+  if (cublasLtMatmulDescSetAttribute(&operation, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &scale, sizeof(scale)) !=
+      CUBLAS_STATUS_SUCCESS) return 5;
+  cublasLtMatmulDesc_t created = nullptr;
+  cublasLtMatmulDescCreate(&created, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F);
+  cublasComputeType_t compute = CUBLAS_COMPUTE_16F;
+  cublasLtMatmulDescGetAttribute(created, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute, sizeof(compute), &written);
+  cublasLtMatmulDescDestroy(created);
   cublasLtMatrixLayoutInit(&a, CUDA_R_8F_E4M3, 16, 16, 16);
   cublasLtMatrixLayout_t b = nullptr;
   cublasLtMatrixLayoutCreate(&b, CUDA_R_8F_E5M2, 16, 16, 16);

@@ -11,16 +11,64 @@
    - CUBLASLT_MATMUL_DESC_FAST_ACCUM: CUDA's permission to accumulate fp8 products at lower precision
      ("might be faster ... at the cost of lower accuracy"). hipBLASLt has no such mode and always
      accumulates at full precision, which the permission allows: setting it succeeds, and reading it
-     back reports 0, the mode hipBLASLt runs. */
+     back reports 0, the mode hipBLASLt runs.
+   - CUBLASLT_MATMUL_DESC_COMPUTE_TYPE and _SCALE_TYPE: hipBLASLt fixes both when it creates the descriptor
+     and has no attribute for them. Descriptors made through cassc's Create/Init (C++) remember them: reading
+     answers them, and setting the value the descriptor already has succeeds (what programs do to state the
+     scale type explicitly); another value is HIPBLAS_STATUS_NOT_SUPPORTED. */
 #pragma once
 #include <hipblaslt/hipblaslt.h>
 
 /* Outside hipBLASLt's attribute values (its enumerators stay below 128, the range the enum can hold). */
 static const hipblasLtMatmulDescAttributes_t __cassc_CUBLASLT_MATMUL_DESC_FAST_ACCUM =
     (hipblasLtMatmulDescAttributes_t)127;
+static const hipblasLtMatmulDescAttributes_t __cassc_CUBLASLT_MATMUL_DESC_COMPUTE_TYPE =
+    (hipblasLtMatmulDescAttributes_t)126;
+static const hipblasLtMatmulDescAttributes_t __cassc_CUBLASLT_MATMUL_DESC_SCALE_TYPE =
+    (hipblasLtMatmulDescAttributes_t)125;
 
 #if defined(__cplusplus)
-inline hipblasStatus_t __cassc_lt_destroy(hipblasLtMatmulDesc_t d) { return hipblasLtMatmulDescDestroy(d); }
+#include <map>
+#include <mutex>
+
+/* The compute and scale type of each live descriptor cassc's Create/Init made (one table per program: an
+   inline function's static is one object across translation units). */
+struct __cassc_lt_types {
+  int32_t compute, scale;
+};
+inline std::map<hipblasLtMatmulDesc_t, __cassc_lt_types>& __cassc_lt_created(std::unique_lock<std::mutex>& hold) {
+  static std::mutex lock;
+  static std::map<hipblasLtMatmulDesc_t, __cassc_lt_types> created;
+  hold = std::unique_lock<std::mutex>(lock);
+  return created;
+}
+inline hipblasStatus_t __cassc_cublasLtMatmulDescCreate(hipblasLtMatmulDesc_t* matmulDesc,
+                                                        hipblasComputeType_t computeType, hipDataType scaleType) {
+  hipblasStatus_t status = hipblasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+  if (status == HIPBLAS_STATUS_SUCCESS) {
+    std::unique_lock<std::mutex> hold;
+    __cassc_lt_created(hold)[*matmulDesc] = {(int32_t)computeType, (int32_t)scaleType};
+  }
+  return status;
+}
+inline hipblasStatus_t __cassc_cublasLtMatmulDescDestroy(hipblasLtMatmulDesc_t matmulDesc) {
+  {
+    std::unique_lock<std::mutex> hold;
+    __cassc_lt_created(hold).erase(matmulDesc);
+  }
+  return hipblasLtMatmulDescDestroy(matmulDesc);
+}
+/* The remembered type `attr` names, or false where the descriptor was not made by cassc. */
+inline bool __cassc_lt_type(hipblasLtMatmulDesc_t matmulDesc, hipblasLtMatmulDescAttributes_t attr, int32_t* type) {
+  std::unique_lock<std::mutex> hold;
+  auto& created = __cassc_lt_created(hold);
+  auto found = created.find(matmulDesc);
+  if (found == created.end()) return false;
+  *type = attr == __cassc_CUBLASLT_MATMUL_DESC_COMPUTE_TYPE ? found->second.compute : found->second.scale;
+  return true;
+}
+
+inline hipblasStatus_t __cassc_lt_destroy(hipblasLtMatmulDesc_t d) { return __cassc_cublasLtMatmulDescDestroy(d); }
 inline hipblasStatus_t __cassc_lt_destroy(hipblasLtMatrixLayout_t d) { return hipblasLtMatrixLayoutDestroy(d); }
 inline hipblasStatus_t __cassc_lt_destroy(hipblasLtMatmulPreference_t d) { return hipblasLtMatmulPreferenceDestroy(d); }
 inline hipblasStatus_t __cassc_lt_destroy(hipblasLtMatrixTransformDesc_t d) { return hipblasLtMatrixTransformDescDestroy(d); }
@@ -58,7 +106,7 @@ typedef __cassc_lt_arg<hipblasLtMatrixTransformDesc_t> __cassc_lt_transform_desc
 inline hipblasStatus_t __cassc_cublasLtMatmulDescInit(__cassc_cublasLtMatmulDescOpaque_t* storage,
                                                       hipblasComputeType_t computeType, hipDataType scaleType) {
   storage->release();
-  return hipblasLtMatmulDescCreate(&storage->handle, computeType, scaleType);
+  return __cassc_cublasLtMatmulDescCreate(&storage->handle, computeType, scaleType);
 }
 inline hipblasStatus_t __cassc_cublasLtMatrixLayoutInit(__cassc_cublasLtMatrixLayoutOpaque_t* storage, hipDataType type,
                                                         uint64_t rows, uint64_t cols, int64_t ld) {
@@ -75,7 +123,16 @@ inline hipblasStatus_t __cassc_cublasLtMatrixTransformDescInit(__cassc_cublasLtM
   return hipblasLtMatrixTransformDescCreate(&storage->handle, scaleType);
 }
 #else
-/* C has no storage adapters (the Init functions stay undeclared there): arguments are handles. */
+/* C has no storage adapters (the Init functions stay undeclared there): arguments are handles, and descriptors
+   are hipBLASLt's own (their compute and scale types are not remembered). */
+static inline hipblasStatus_t __cassc_cublasLtMatmulDescCreate(hipblasLtMatmulDesc_t* matmulDesc,
+                                                               hipblasComputeType_t computeType,
+                                                               hipDataType scaleType) {
+  return hipblasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
+}
+static inline hipblasStatus_t __cassc_cublasLtMatmulDescDestroy(hipblasLtMatmulDesc_t matmulDesc) {
+  return hipblasLtMatmulDescDestroy(matmulDesc);
+}
 typedef hipblasLtMatmulDesc_t __cassc_lt_matmul_desc;
 typedef hipblasLtMatrixLayout_t __cassc_lt_layout;
 typedef hipblasLtMatmulPreference_t __cassc_lt_preference;
@@ -88,6 +145,15 @@ static inline hipblasStatus_t __cassc_cublasLtMatmulDescSetAttribute(__cassc_lt_
                                                                      const void* buf, size_t sizeInBytes) {
   if (attr == __cassc_CUBLASLT_MATMUL_DESC_FAST_ACCUM)
     return buf != NULL && sizeInBytes == sizeof(int8_t) ? HIPBLAS_STATUS_SUCCESS : HIPBLAS_STATUS_INVALID_VALUE;
+  if (attr == __cassc_CUBLASLT_MATMUL_DESC_COMPUTE_TYPE || attr == __cassc_CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
+    if (buf == NULL || sizeInBytes != sizeof(int32_t)) return HIPBLAS_STATUS_INVALID_VALUE;
+#if defined(__cplusplus)
+    int32_t type;
+    if (__cassc_lt_type(__CASSC_LT_HANDLE(matmulDesc), attr, &type) && type == *(const int32_t*)buf)
+      return HIPBLAS_STATUS_SUCCESS;
+#endif
+    return HIPBLAS_STATUS_NOT_SUPPORTED;
+  }
   return hipblasLtMatmulDescSetAttribute(__CASSC_LT_HANDLE(matmulDesc), attr, buf, sizeInBytes);
 }
 static inline hipblasStatus_t __cassc_cublasLtMatmulDescGetAttribute(__cassc_lt_matmul_desc matmulDesc,
@@ -99,6 +165,15 @@ static inline hipblasStatus_t __cassc_cublasLtMatmulDescGetAttribute(__cassc_lt_
     if (buf == NULL || sizeInBytes != sizeof(int8_t)) return HIPBLAS_STATUS_INVALID_VALUE;
     *(int8_t*)buf = 0;
     return HIPBLAS_STATUS_SUCCESS;
+  }
+  if (attr == __cassc_CUBLASLT_MATMUL_DESC_COMPUTE_TYPE || attr == __cassc_CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
+    if (sizeWritten != NULL) *sizeWritten = sizeof(int32_t);
+    if (sizeInBytes == 0 && sizeWritten != NULL) return HIPBLAS_STATUS_SUCCESS;  /* a size query */
+    if (buf == NULL || sizeInBytes != sizeof(int32_t)) return HIPBLAS_STATUS_INVALID_VALUE;
+#if defined(__cplusplus)
+    if (__cassc_lt_type(__CASSC_LT_HANDLE(matmulDesc), attr, (int32_t*)buf)) return HIPBLAS_STATUS_SUCCESS;
+#endif
+    return HIPBLAS_STATUS_NOT_SUPPORTED;
   }
   return hipblasLtMatmulDescGetAttribute(__CASSC_LT_HANDLE(matmulDesc), attr, buf, sizeInBytes, sizeWritten);
 }
