@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import cassc as cassc_package
+
 from conftest import gpu_targets, system_headers_missing, write
 
 
@@ -774,3 +776,30 @@ def test_egl_interop_types_build_and_its_calls_name_the_users_line(cassc, tmp_pa
     result = cassc("-c", "call.cu", check=False)
     assert result.returncode != 0
     assert "call.cu:4:" in result.stderr and "EGL interop has no HIP counterpart" in result.stderr
+
+
+def _hip_deprecated(hip_include: Path) -> set[str]:
+    text = (hip_include / "hip_runtime_api.h").read_text()
+    return set(re.findall(r"\b(?:HIP_DEPRECATED|DEPRECATED)\s*\((?:[^()]|\([^()]*\))*\)\s*[\w\s*]*?\b(hip\w+)\s*\(", text))
+
+
+@pytest.mark.skipif(not Path("/usr/local/cuda/include/cuda.h").is_file(), reason="no CUDA headers to compare with")
+def test_hip_deprecations_of_functions_cuda_keeps_are_silenced(cassc, tmp_path: Path) -> None:
+    """Every function HIP deprecates (the installed HIP's headers) that a runtime or driver name CUDA 13 declares
+    and does not deprecate maps to is silenced in cuda_compat.h; nvcc's build of the same calls warns of none."""
+    from cassc.hipify.tables import TABLE_DIR, read_table
+    from cassc.toolchain import find_toolchain
+
+    cuda = "".join((Path("/usr/local/cuda/include") / h).read_text() for h in ("cuda_runtime_api.h", "cuda.h"))
+    cuda_deprecated = set(re.findall(r"__CUDA_DEPRECATED\s+[\w\s*]*?\b(cu\w+)\s*\(", cuda))
+    hip_deprecated = _hip_deprecated(find_toolchain().hip_include_dir)
+    rows = read_table(TABLE_DIR / "runtime.tsv") + read_table(TABLE_DIR / "driver.tsv")
+    expected = {hip for name, hip, _ in rows if hip in hip_deprecated and name not in cuda_deprecated
+                and not re.search(r"_v\d+$", name) and re.search(rf"\b{name}\s*\(", cuda)}
+    compat = (Path(cassc_package.__file__).parent / "data" / "cuda_compat.h").read_text()
+    silenced = set(re.findall(r"^#define (hip\w+) __CASSC_NOT_DEPRECATED_IN_CUDA\(\1\)$", compat, re.MULTILINE))
+    assert expected and expected <= silenced, sorted(expected - silenced)
+    write(tmp_path / "calls.cu", "#include <cuda.h>\n#include <cuda_profiler_api.h>\nint main() {\n"
+          "  CUcontext context;\n  cuCtxGetCurrent(&context);\n  cudaProfilerStart();\n  void* host;\n"
+          "  cudaHostAlloc(&host, 16, cudaHostAllocDefault);\n  return 0;\n}\n")
+    cassc("-Werror", "all-warnings", "-c", "calls.cu", "-o", "calls.o")

@@ -46,6 +46,36 @@
 #define _CCCL_DEVICE __device__
 #endif
 
+/* HIP deprecates some functions whose CUDA twins CUDA does not (the driver API's contexts, cudaHostAlloc,
+ * cudaProfilerStart...): a program calling them under their CUDA names gets no warning from nvcc, so none here
+ * (`-Werror` builds stay green). Each name expands to itself with the deprecation warning off around it (a
+ * macro does not expand itself again). tests/test_compat.py derives the list from HIP's and CUDA's headers. */
+#define __CASSC_NOT_DEPRECATED_IN_CUDA(name) _Pragma("clang diagnostic push") \
+  _Pragma("clang diagnostic ignored \"-Wdeprecated-declarations\"") name _Pragma("clang diagnostic pop")
+#define hipCtxCreate __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxCreate)
+#define hipCtxDestroy __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxDestroy)
+#define hipCtxDisablePeerAccess __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxDisablePeerAccess)
+#define hipCtxEnablePeerAccess __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxEnablePeerAccess)
+#define hipCtxGetApiVersion __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxGetApiVersion)
+#define hipCtxGetCacheConfig __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxGetCacheConfig)
+#define hipCtxGetCurrent __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxGetCurrent)
+#define hipCtxGetDevice __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxGetDevice)
+#define hipCtxGetFlags __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxGetFlags)
+#define hipCtxPopCurrent __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxPopCurrent)
+#define hipCtxPushCurrent __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxPushCurrent)
+#define hipCtxSetCacheConfig __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxSetCacheConfig)
+#define hipCtxSetCurrent __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxSetCurrent)
+#define hipCtxSynchronize __CASSC_NOT_DEPRECATED_IN_CUDA(hipCtxSynchronize)
+#define hipDevicePrimaryCtxGetState __CASSC_NOT_DEPRECATED_IN_CUDA(hipDevicePrimaryCtxGetState)
+#define hipDevicePrimaryCtxRelease __CASSC_NOT_DEPRECATED_IN_CUDA(hipDevicePrimaryCtxRelease)
+#define hipDevicePrimaryCtxReset __CASSC_NOT_DEPRECATED_IN_CUDA(hipDevicePrimaryCtxReset)
+#define hipDevicePrimaryCtxRetain __CASSC_NOT_DEPRECATED_IN_CUDA(hipDevicePrimaryCtxRetain)
+#define hipDevicePrimaryCtxSetFlags __CASSC_NOT_DEPRECATED_IN_CUDA(hipDevicePrimaryCtxSetFlags)
+#define hipHostAlloc __CASSC_NOT_DEPRECATED_IN_CUDA(hipHostAlloc)
+#define hipMemAllocHost __CASSC_NOT_DEPRECATED_IN_CUDA(hipMemAllocHost)
+#define hipProfilerStart __CASSC_NOT_DEPRECATED_IN_CUDA(hipProfilerStart)
+#define hipProfilerStop __CASSC_NOT_DEPRECATED_IN_CUDA(hipProfilerStop)
+
 #include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
 #if defined(__cplusplus)
 #include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
