@@ -48,9 +48,10 @@ __global__ void integer_mma(const signed char *a, const signed char *b, int *c) 
 """
 
 
-# Handles the kernel loads from memory: an array in global memory, a struct parameter indexed at run time (local
-# memory), a surface: sm_80's TEX.B/TLD.B/TLD4.B/TXQ.B and SULD/SUST of a register, sm_90's uniform registers
-# moved from the loaded word (R2UR).
+# Handles the kernel loads from memory: an array in global memory (one handle for all threads, or one per thread), a
+# struct parameter indexed at run time (local memory), a surface: sm_80's TEX.B/TLD.B/TLD4.B/TXQ.B and SULD/SUST of
+# a register, sm_90's uniform registers moved from the loaded word (R2UR; per thread, in a loop over the distinct
+# handles).
 BINDLESS = (Path(__file__).resolve().parent.parent / "benchmarks" / "breadth" / "textures_bindless.cu").read_text() \
     .split("static cudaTextureObject_t texture")[0]
 
@@ -142,8 +143,10 @@ def test_texture_handles_loaded_from_memory_are_read_whole(objects: dict, arch: 
     assert translation.failures == {} and code_object_target(translation.code_object) == "gfx1100"
     ir, _, _, failures, _ = lift_modules_sass(modules)
     assert failures == {}
-    # each handle load (4 textures and a surface from the array, 2 from the struct) also reads the handle's high
-    # word into its slot
-    assert len(re.findall(r"store i32 %v\d+, ptr addrspace\(5\) %handle\.", ir)) == 7 and loads
+    # each handle load (4 textures and a surface from the array, 2 from the struct, 1 per thread) also reads the
+    # handle's high word into its slot
+    assert len(re.findall(r"store i32 %v\d+, ptr addrspace\(5\) %handle\.", ir)) == 8 and loads
+    if arch == 90:  # the loop over a warp's distinct handles
+        assert re.search(r"R2UR P\d, UR\d+, R\d+", original)
     assert Counter(IMAGE_OPCODES.findall(lowered_sass(objects["bindless", arch], tmp_path))) == \
         Counter(IMAGE_OPCODES.findall(original))

@@ -1,6 +1,7 @@
 // Texture and surface objects the kernel reads from memory (an array of handles, a struct parameter indexed at
 // run time) rather than from a parameter: SASS's bindless forms (TEX.B, TLD.B, TLD4.B, TXQ.B; sm_90's handle in a
-// uniform register), whose handle register holds the low word ptxas loaded.
+// uniform register, through a loop over the distinct handles of a warp where each thread has its own), whose
+// handle register holds the low word ptxas loaded.
 #include <cstdio>
 #include <cstring>
 
@@ -30,6 +31,11 @@ __global__ void from_struct(Handles handles, float *out, int which, int w) {
   int x = threadIdx.x, y = blockIdx.x;
   out[y * w + x] = tex2D<float>(handles.t[which & 3], x + 0.5f, y + 0.5f) +
                    tex2D<float>(handles.t[(which + 1) & 3], x + 0.25f, y + 0.5f) * 0.5f;
+}
+
+__global__ void divergent(const cudaTextureObject_t *handles, float *out, int w) {  // a handle per thread
+  int x = threadIdx.x, y = blockIdx.x;
+  out[y * w + x] = tex2D<float>(handles[x & 1], x + 0.5f, y + 0.25f);
 }
 
 static cudaTextureObject_t texture(const cudaResourceDesc &resource, cudaTextureFilterMode filter) {
@@ -114,6 +120,11 @@ int main() {
   from_struct<<<H, W>>>(pack, device_out, 3, W);
   cudaMemcpy(out, device_out, sizeof(out), cudaMemcpyDeviceToHost);
   printf("struct:");
+  for (int i = 0; i < W * H; i++) printf(" %.4f", out[i]);
+  printf("\n");
+  divergent<<<H, W>>>(device_handles, device_out, W);
+  cudaMemcpy(out, device_out, sizeof(out), cudaMemcpyDeviceToHost);
+  printf("divergent:");
   for (int i = 0; i < W * H; i++) printf(" %.4f", out[i]);
   printf("\n%s\n", cudaGetErrorString(cudaGetLastError()));
   return 0;

@@ -103,7 +103,11 @@ class ImageOperations:
         code = self.kernel.instructions
         for at in range(before - 1, -1, -1):
             instruction = code[at]
-            destination = instruction.operands[0] if instruction.operands else None
+            operands = instruction.operands
+            if instruction.opcode == "R2UR" and operands and isinstance(operands[0], Register) and \
+                    operands[0].kind == "P":  # R2UR P, URd, Rs
+                operands = operands[1:]
+            destination = operands[0] if operands else None
             if not isinstance(destination, Register) or destination.kind != register.kind or \
                     destination.index is None or register.index is None:
                 continue
@@ -111,7 +115,7 @@ class ImageOperations:
             if not destination.index <= register.index < destination.index + width:
                 continue
             part = register.index - destination.index
-            sources = instruction.operands[1:]
+            sources = operands[1:]
             copied = sources[-1] if instruction.opcode in ("MOV", "UMOV", "R2UR", "S2R") or (
                 instruction.opcode == "IMAD" and instruction.has("MOV")) else None
             if instruction.opcode in ("ULDC", "LDC", "MOV", "UMOV", "IMAD") and isinstance(copied or sources[0], Constant):

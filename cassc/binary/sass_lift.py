@@ -1707,7 +1707,16 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 self.set_predicate(Register("P", index), self.value(f"icmp ne i32 {bit}, 0"))
 
     def op_R2UR(self, instruction: SassInstruction) -> None:
-        self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
+        """R2UR [P,] URd, Rs: a vector register moved to a uniform one, lifted per lane (each lane holds the value
+        it moved). The predicate form's P says whether the lane's value differs from the one moved (.OR: or'ed
+        in): false per lane, so ptxas' loop over the distinct values of a divergent operand (a texture handle
+        loaded per thread) runs once, each lane with its own."""
+        operands = instruction.operands
+        if isinstance(operands[0], Register) and operands[0].kind == "P":
+            if not instruction.has("OR"):
+                self.set_predicate(operands[0], "false")
+            operands = operands[1:]
+        self.write32(operands[0], self.int32(operands[1]))
 
     def op_CALL(self, instruction: SassInstruction) -> None:
         """CALL.REL(.NOINC) to a subroutine of the same listing (CUDA's slow paths), or CALL.ABS(.NOINC) to a
