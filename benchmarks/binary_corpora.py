@@ -260,9 +260,10 @@ def build(args: argparse.Namespace) -> None:
         ignore = shutil.ignore_patterns(".git")
         if args.corpus == "hecbench":
             (tree / "src").mkdir(parents=True)
-            for extra in ("include", "data"):
-                if (root / "src" / extra).exists():
-                    (tree / "src" / extra).symlink_to(root / "src" / extra)
+            # Every benchmark's directory as a link (Makefiles read their siblings': ../sptrsv-sycl/main.cpp,
+            # -I../blockAccess-cuda), include/ and data/ too; the one built is a copy of its own.
+            for entry in (root / "src").iterdir():
+                (tree / "src" / entry.name).symlink_to(entry)
         else:
             shutil.copytree(root, tree, symlinks=True, ignore=ignore)
     programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs,
@@ -311,6 +312,8 @@ def build(args: argparse.Namespace) -> None:
             command = ["make", "-j1", f"CUDA_DIR={env['CUDA_PATH']}"]
         else:
             cwd = tree / "src" / program
+            if cwd.is_symlink():
+                cwd.unlink()
             shutil.rmtree(cwd, ignore_errors=True)
             shutil.copytree(directory, cwd, symlinks=True)
             command = ["make", "-j1", "CC=nvcc", f"ARCH={ARCH}"]
@@ -414,7 +417,8 @@ def pack(args: argparse.Namespace) -> None:
                     if not destination.exists():
                         shutil.copyfile(path, destination)
             jobs.append({"name": name, "args": arguments})
-    jobs = pack_parboil(args.work, out) + jobs  # Parboil's few short runs first: a deadline cuts the queue's end
+    jobs = pack_parboil(args.work, out) + pack_rodinia(args.work, out, args.rodinia_data) + jobs  # the short runs
+    # first: a deadline cuts the queue's end
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
@@ -465,6 +469,57 @@ def pack_parboil(work: Path, out: Path) -> list[dict[str, object]]:
     return jobs
 
 
+RODINIA_RUN = """#!/bin/sh
+# Rodinia's run in a tree of its own per variant, laid out as the corpus is (data/ beside cuda/: the relative paths
+# its programs and run scripts name resolve), the files it reads from its own directory beside it; its result
+# files shown after its output.
+here=$(pwd)
+rm -rf run-{variant} && mkdir -p run-{variant}/{directory}
+ln -s ../../rodinia-data/data run-{variant}/data
+cp -r own/. run-{variant}/{directory}/
+cd run-{variant}/{directory}
+"$here/{variant}.bin" {args}
+rc=$?
+[ -z "{shows}" ] || python3 "$here/../corpus_inputs.py" show {shows}
+exit $rc
+"""
+
+
+def pack_rodinia(work: Path, out: Path, data_git: Path | None) -> list[dict[str, object]]:
+    """Rodinia's round-trip pairs, each executable with its run script's arguments (corpus_inputs.RODINIA) on the
+    data corpus_inputs.py writes here (from a public copy of Rodinia's data directory, `data_git`)."""
+    from corpus_inputs import RODINIA, write_rodinia
+
+    state_path = work / "rodinia.json"
+    if not state_path.exists() or data_git is None:
+        return []
+    shutil.copyfile(REPO_ROOT / "benchmarks" / "corpus_inputs.py", out / "corpus_inputs.py")
+    write_rodinia(out / "rodinia-data", data_git)
+    tree = work / "rodinia-tree"
+    jobs: list[dict[str, object]] = []
+    for program, entry in json.loads(state_path.read_text()).items():
+        runs = RODINIA.get(program, {})
+        for output in entry.get("outputs", []):
+            found = [(e, spec) for e, spec in runs.items() if (tree / spec.directory / e).resolve() == Path(output)]
+            if not found or not Path(f"{output}.original").is_file():
+                continue
+            executable, spec = found[0]
+            name = f"rodinia/{program}".replace("/", "__") + (f"@{Path(executable).name}" if len(runs) > 1 else "")
+            target = out / name
+            (target / "own").mkdir(parents=True)
+            for file in (tree / spec.directory).glob("*"):  # what it reads beside itself (nn's filelist_4)
+                if file.is_file() and file.stat().st_size < 1_000_000 and not SOURCE.search(file.name) \
+                        and not INPUT.search(file.name) and os.access(file, os.X_OK) is False:
+                    shutil.copyfile(file, target / "own" / file.name)
+            for variant in ("original", "roundtrip"):
+                place_variant(Path(f"{output}.{variant}"), target / f"{variant}.bin", entry)
+                (target / variant).write_text(RODINIA_RUN.format(variant=variant, directory=spec.directory,
+                                                                 args=spec.args, shows=" ".join(spec.shows)))
+                (target / variant).chmod(0o755)
+            jobs.append({"name": name, "args": []})
+    return jobs
+
+
 def report(args: argparse.Namespace) -> None:
     from binary_path import same_output
     from breadth_round_trip import write_section
@@ -476,7 +531,7 @@ def report(args: argparse.Namespace) -> None:
     rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / original ran |",
             "|---|---|---|---|---|"]
     failures = []
-    for corpus in ("book", "parboil", "shoc", "hecbench"):
+    for corpus in ("book", "parboil", "shoc", "rodinia", "hecbench"):
         state_path = args.work / f"{corpus}.json"
         if corpus == "shoc" and not state_path.exists() and args.shoc is not None:
             from corpora_build import shoc_programs
@@ -490,15 +545,20 @@ def report(args: argparse.Namespace) -> None:
         linked = [p for p in built if state[p]["linked"]]
         same = ran = 0
         for program in linked:
-            name = f"{corpus}/{program}".replace("/", "__")
-            original, round_trip = runs.get(name, {}).get("original"), runs.get(name, {}).get("roundtrip")
-            if not original or original.get("rc") != 0:
+            base = f"{corpus}/{program}".replace("/", "__")
+            pairs = [runs[n] for n in runs if n == base or n.startswith(f"{base}@")]  # one per executable
+            if not pairs or any(p.get("original", {}).get("rc") != 0 for p in pairs):
                 continue
             ran += 1
-            if round_trip and round_trip.get("rc") == 0 and same_output(original["stdout"], round_trip["stdout"]):
+            # A program that prints its own name (argv[0]) prints the variant's: the name is no difference.
+            differing = [p["roundtrip"] for p in pairs if p["roundtrip"].get("rc") != 0 or not same_output(
+                p["original"]["stdout"], p["roundtrip"]["stdout"].replace("./roundtrip", "./original"))]
+            if not differing:
                 same += 1
             else:
-                failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
+                why = (differing[0].get("stderr") or "").strip().splitlines()[-1:] or [""]
+                failures.append(f"- {corpus} {program}: round trip differs (exit {differing[0].get('rc')}) "
+                                f"{why[0][:160]}")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
         packed = any(name.startswith(f"{corpus}__") for name in runs)
         trip = f"{same} / {ran}" if packed else "not run"
@@ -550,6 +610,8 @@ def main() -> None:
     packing.add_argument("--work", type=Path, required=True)
     packing.add_argument("--out", type=Path, required=True)
     packing.add_argument("--hecbench", type=Path, default=Path("/work/corpora/hecbench"))
+    packing.add_argument("--rodinia-data", type=Path, help="the git directory of a public copy of Rodinia's data "
+                         "(corpus_inputs.py's RODINIA_DATA_REPOSITORY)")
     reporting = commands.add_parser("report")
     reporting.add_argument("--work", type=Path, required=True)
     reporting.add_argument("--device-results", nargs="*")
