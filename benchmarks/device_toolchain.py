@@ -200,14 +200,15 @@ def find_source(root: Path) -> Source:
     """The clang a root's HIP goes with, as cassc's toolchain discovery finds it without hipconfig: the one
     whose resource directory holds the device libraries (a distribution's rocm-device-libs), else Debian
     12's clang-19 with the device libraries of its HIP 5.2."""
+    share = root / "usr/share/hip"
+    hip_share = share if share.is_dir() else None
     for llvm in sorted(root.glob("usr/lib/llvm-*"), key=lambda d: int(d.name.split("-")[1]), reverse=True):
         bitcode = next((d for d in llvm.glob("lib/clang/*/*amdgcn/bitcode") if (d / "ocml.bc").exists()), None)
         if bitcode is not None:
-            share = root / "usr/share/hip"
-            return Source(root, llvm, bitcode, share if share.is_dir() else None)
+            return Source(root, llvm, bitcode, hip_share)
     legacy = root / MULTIARCH / "amdgcn/bitcode"
     if (root / "usr/lib/llvm-19/bin/clang").exists() and (legacy / "ocml.bc").exists():
-        return Source(root, root / "usr/lib/llvm-19", legacy, None)
+        return Source(root, root / "usr/lib/llvm-19", legacy, hip_share)
     raise SystemExit(f"no HIP clang with device libraries under {root}")
 
 

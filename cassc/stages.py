@@ -162,6 +162,11 @@ def _language_flags(kind: InputKind, inv: Invocation, toolchain: tools.Toolchain
         flags = ["-x", "hip", *[f"--offload-arch={arch}" for arch in inv.offload_archs]]
         if toolchain.kind == "rocm":
             flags.append(f"--rocm-path={toolchain.root}")
+        if toolchain.hip_version != "unknown":
+            # clang includes its HIP runtime wrapper (its math, new/delete, printf...) only for the HIP version
+            # it finds in a version file; an install without that file (a copied tree, a partial package) would
+            # silently compile against HIP's own headers alone. The version is the one of the headers compiled.
+            flags.append(f"--hip-version={toolchain.hip_version}")
         flags.append(f"--rocm-device-lib-path={toolchain.device_lib_dir(inv.offload_archs)}")
         flags += ["-include", str(CUDA_COMPAT_HEADER)]
         flags += ["-D" + m for m in unit_macros(kind, inv)]
@@ -412,11 +417,17 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
         return attempts[-1]
 
     if unit.missing_packages:
-        # A library the toolchain lacks: one line naming it beats clang's errors, and no repair can help.
-        if attempt().returncode != 0:
-            missing = unit.missing_packages[0]
+        # A library the toolchain lacks: where the compile stops at its header, one line naming the library
+        # beats clang's errors, and no repair can help. Its #include may sit in a dead #if branch, so any
+        # other failure is clang's to report (and the repairer's to try).
+        first = attempt()
+        missing = next((m for m in unit.missing_packages if f"'{m.included}' file not found" in first.diagnostics), None)
+        if first.returncode != 0 and missing is not None:
             raise CompileError(missing.message(tools.package_hint(runner.toolchain, missing.package)))
-        attempts[-1].reported(what)
+        if first.returncode == 0 or repairer is None:
+            first.reported(what)
+        else:
+            repairer.compile(unit, attempt, what)
     elif repairer is None:
         attempt().reported(what)
     else:

@@ -27,6 +27,10 @@ _DECLARATION = re.compile(
     r"(?:__DEPRECATED__\((?:[^()]|\([^()]*\))*\)\s*)?([\w\s*]+?)\s*\b(\w+)\s*\(([^()]*)\)\s*(?:__THROW\s*)?"
     r"(?:__DEF_IF_HOST|;)")
 _DOC = re.compile(r"/\*\*((?:(?!\*/).)*)\*/\s*$", re.DOTALL)
+# A compiler-conditional attribute between a declaration's macro and its type (`__trap`'s noreturn):
+# `#if defined(__GNUC__) ... __attribute__((__noreturn__)) #elif ... __declspec(noreturn) #endif`.
+_CONDITIONAL_ATTRIBUTE = re.compile(r"^[ \t]*#[ \t]*if[^\n]*\n(?:[ \t]*(?:__attribute__\(\([^\n]*\)\)|__declspec\([^\n]*\)"
+                                    r"|#[ \t]*elif[^\n]*)[ \t]*\n)+[ \t]*#[ \t]*endif[^\n]*\n", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ def _parameter_types(parameters: str) -> tuple[str, ...]:
 
 def documented_functions(header: str) -> dict[str, Function]:
     """Public device function -> its first declaration in `header` (overloads beyond the first not listed)."""
-    raw = (CUDA_INCLUDE / header).read_text()
+    raw = _CONDITIONAL_ATTRIBUTE.sub("", (CUDA_INCLUDE / header).read_text())
     functions: dict[str, Function] = {}
     for match in _DECLARATION.finditer(raw):
         result, name, parameters = match.groups()

@@ -35,7 +35,6 @@ MATRIX_KERNELS = WMMA.split("__global__ void tf32")[0]  # tf32 has no gfx1100 WM
 REFUSED = r"""
 #include <mma.h>
 using namespace nvcuda;
-__global__ void from_memory(const cudaTextureObject_t *t, float *o) { o[threadIdx.x] = tex2D<float>(t[threadIdx.x & 1], threadIdx.x, 0.5f); }
 __global__ void integer_mma(const signed char *a, const signed char *b, int *c) {
   wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
   wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb;
@@ -49,6 +48,13 @@ __global__ void integer_mma(const signed char *a, const signed char *b, int *c) 
 """
 
 
+# Handles the kernel loads from memory: an array in global memory, a struct parameter indexed at run time (local
+# memory), a surface: sm_80's TEX.B/TLD.B/TLD4.B/TXQ.B and SULD/SUST of a register, sm_90's uniform registers
+# moved from the loaded word (R2UR).
+BINDLESS = (Path(__file__).resolve().parent.parent / "benchmarks" / "breadth" / "textures_bindless.cu").read_text() \
+    .split("static cudaTextureObject_t texture")[0]
+
+
 def sass_only(directory: Path, name: str, source: str, arch: int) -> Path:
     write(directory / f"{name}.cu", source)
     subprocess.run([NVCC, "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-c", f"{name}.cu", "-o",
@@ -60,7 +66,8 @@ def sass_only(directory: Path, name: str, source: str, arch: int) -> Path:
 def objects(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], Path]:
     directory = tmp_path_factory.mktemp("sass-images")
     return {(name, arch): sass_only(directory, name, source, arch)
-            for name, source in (("textures", CONSTRUCTS), ("matrices", MATRIX_KERNELS), ("refused", REFUSED))
+            for name, source in (("textures", CONSTRUCTS), ("matrices", MATRIX_KERNELS), ("refused", REFUSED),
+                                 ("bindless", BINDLESS))
             for arch in ARCHS}
 
 
@@ -116,8 +123,27 @@ def test_sass_matrix_instructions_translate_into_gfx1100_wmma(objects: dict, arc
 @pytest.mark.parametrize("arch", ARCHS)
 def test_what_the_sass_route_cannot_translate_is_refused_by_name(objects: dict, arch: int) -> None:
     _, _, names, failures, _ = lift_modules_sass(read_binary(objects["refused", arch]))
-    assert names == [] or not any("integer_mma" in n or "from_memory" in n for n in names)
+    assert not any("integer_mma" in n for n in names)
     integer = next(why for name, why in failures.items() if "integer_mma" in name)
     assert "IMMA" in integer and "tensor-core" in integer
-    if arch == 80:  # sm_90 stops earlier, at the R2UR that moves the handle into a uniform register
-        assert "TEX.B" in next(why for name, why in failures.items() if "from_memory" in name)
+
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_texture_handles_loaded_from_memory_are_read_whole(objects: dict, arch: int, tmp_path: Path) -> None:
+    original = sass_text(objects["bindless", arch])
+    loads = re.findall(r"\b(?:LDG|LDL)\.?[A-Z.]* (R\d+), ", original)
+    if arch == 80:
+        assert {"TEX.SCR.B.LL", "TEX.B.LL", "TLD.SCR.B.LZ", "TXQ.B"} <= set(re.findall(r"\b(T[A-Z0-9]+(?:\.[A-Z0-9]+)*)", original))
+    else:
+        assert "R2UR" in original
+    modules = read_binary(objects["bindless", arch])
+    translation = translate_sass(modules, tmp_path, find_toolchain().lld)
+    assert translation.failures == {} and code_object_target(translation.code_object) == "gfx1100"
+    ir, _, _, failures, _ = lift_modules_sass(modules)
+    assert failures == {}
+    # each handle load (4 textures and a surface from the array, 2 from the struct) also reads the handle's high
+    # word into its slot
+    assert len(re.findall(r"store i32 %v\d+, ptr addrspace\(5\) %handle\.", ir)) == 7 and loads
+    assert Counter(IMAGE_OPCODES.findall(lowered_sass(objects["bindless", arch], tmp_path))) == \
+        Counter(IMAGE_OPCODES.findall(original))

@@ -170,6 +170,21 @@ int main() { cudnnHandle_t handle; cudnnCreate(&handle); }
         f"cassc fatal   : dnn.cu:2: needs MIOpen (for cudnn.h): {hint[find_toolchain().kind]}"]
 
 
+
+def test_a_missing_library_in_a_dead_branch_leaves_the_real_error_to_clang(cassc, tmp_path: Path) -> None:
+    """An optional library's #include under an #ifdef the build leaves undefined (MULTI_GPU -> nccl.h) is not
+    what stops the compile: the error shown is the unit's own."""
+    from cassc.toolchain import find_toolchain
+
+    if any((d / "miopen/miopen.h").is_file() for d in find_toolchain().library_include_dirs):
+        pytest.skip("this toolchain has MIOpen")
+    write(tmp_path / "dnn.cu", "#ifdef WITH_CUDNN\n#include <cudnn.h>\n#endif\nint main() { return undeclared; }\n")
+    result = cassc("-c", "dnn.cu", check=False)
+    assert result.returncode == 1
+    assert "dnn.cu:4:21: error: use of undeclared identifier 'undeclared'" in result.stderr
+    assert "MIOpen" not in result.stderr
+
+
 MATH_LIBRARY_PROGRAMS = {
     "hipBLAS": ("cublas", """\
 #include <cublas_v2.h>

@@ -118,3 +118,17 @@ def test_stand_in_toolkit_headers_leave_the_guards(cassc, tmp_path: Path) -> Non
                    "int main() { return findCudaDevice(); }\n")
     subprocess.run(["g++", f"-I{toolkit}/include", "-fsyntax-only", str(source)], check=True,
                    capture_output=True, text=True)
+
+
+def test_a_cuda_header_brings_what_it_includes_in_turn(cassc, tmp_path: Path) -> None:
+    """CUDA's cusparse.h includes cuda_fp16.h and cuComplex.h (cuBLAS's headers cuda_bf16.h too): programs that
+    include only the former use the latter's types, in CUDA units and in host files the stand-in toolkit serves."""
+    use = "__host__ __device__ __half half_of(float x) { return __float2half(x); }\n"
+    write(tmp_path / "k.cu", "#include <cusparse.h>\n" + use + "__global__ void k(__half* p) { *p = half_of(1); }\n")
+    cassc("-c", "k.cu", "-o", "k.o")
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    source = write(tmp_path / "host.cpp", "#include <cusparse.h>\n"
+                   "cuFloatComplex complex_of(float x) { return make_cuFloatComplex(x, x); }\n"
+                   "__half half_of(float x) { return __float2half(x); }\nint main() {}\n")
+    subprocess.run(["g++", f"-I{exports['CUDA_PATH']}/include", "-fsyntax-only", str(source)], check=True,
+                   capture_output=True, text=True)

@@ -13,7 +13,7 @@ from cassc.toolchain import find_toolchain, isa_constant, isa_number, toolchain_
 from conftest import gpu_targets, write
 
 
-def rocm_tree(root: Path) -> Path:
+def rocm_tree(root: Path, version_file: bool = True) -> Path:
     """A ROCm-layout install made of the real toolchain's files (links, not copies)."""
     debian = find_toolchain.__wrapped__()
     (root / "llvm").mkdir(parents=True)
@@ -24,7 +24,7 @@ def rocm_tree(root: Path) -> Path:
     (root / "amdgcn" / "bitcode").symlink_to(debian.bitcode_dir)
     (root / "lib").mkdir()
     (root / "lib" / "libamdhip64.so").symlink_to(debian.hip_lib_dir / "libamdhip64.so")
-    if (debian.root / "share/hip").is_dir():  # clang >= 20 takes a tree as ROCm only with HIP's version file
+    if version_file and (debian.root / "share/hip").is_dir():  # clang >= 20 takes a tree as ROCm only with HIP's version file
         (root / "share").mkdir()
         (root / "share" / "hip").symlink_to(debian.root / "share/hip")
     return root
@@ -38,6 +38,16 @@ def test_rocm_path_is_preferred(cassc, tmp_path: Path) -> None:
     result = cassc("-v", "k.cu", "-o", "app", env={"ROCM_PATH": str(rocm)})
     assert f"--rocm-path={rocm}" in result.stderr and f"-Wl,-rpath,{rocm}/lib" in result.stderr
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+def test_clangs_hip_wrapper_without_hips_version_file(cassc, tmp_path: Path) -> None:
+    """A tree without share/hip/version (copied, or packed as the device benchmarks pack it): clang would take
+    HIP for version 3.5 and leave out its runtime wrapper headers, which cassc's CUDA math relies on."""
+    rocm = rocm_tree(tmp_path / "rocm", version_file=False)
+    write(tmp_path / "k.cu", "#ifndef __CLANG_HIP_RUNTIME_WRAPPER_INCLUDED__\n#error compiled without the wrapper\n"
+          "#endif\n__global__ void k(float* p) { *p = sqrtf(p[1]) + min(1u, 2); }\n")
+    result = cassc("-c", "k.cu", "-o", "k.o", env={"ROCM_PATH": str(rocm)}, check=False)
+    assert result.returncode == 0, result.stderr
 
 
 def test_an_explicit_choice_wins_and_must_hold_a_toolchain(cassc, tmp_path: Path) -> None:

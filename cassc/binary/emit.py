@@ -110,6 +110,54 @@ def space_number(space: str, target: Target) -> int:
     return target.alloca_space if space == "local" else SPACE_NUMBERS[space]
 
 
+def parameter_origin(arch: int) -> int:
+    """Where, in constant bank 0, CUDA's sm_`arch` cubins align kernel parameters from: up to sm_90 a parameter
+    is aligned in the bank's terms (bank-0 parameter base + offset: 0x160 for sm_75..sm_89, 0x210 for sm_90), so
+    an `alignas(64)` struct after 8 bytes of parameters lands at 32 on sm_80, where PTX's `.param` layout gives
+    64; from sm_100 (base 0x380) in the parameter buffer's own terms, as PTX does (origin 0). nvcc 13's cubins
+    for sm_75..sm_121 with alignas(16..1024) parameters (tests/test_binary_param_layout.py). Before sm_75
+    (nvcc 12) the bases are 0x160 (sm_70, sm_72) and 0x140 (sm_50..sm_62), assumed to follow the same rule."""
+    if arch >= 100:
+        return 0
+    return 0x210 if arch >= 90 else 0x160 if arch >= 70 else 0x140
+
+
+def cuda_parameter_offsets(params: list[tuple[int, int]], arch: int) -> tuple[tuple[int, ...], int]:
+    """CUDA's parameter buffer for a kernel of (size, alignment) parameters in a cubin for sm_`arch`: each
+    parameter's offset, and the buffer's size (no padding after the last)."""
+    origin = parameter_origin(arch)
+    offsets: list[int] = []
+    end = 0
+    for size, align in params:
+        offsets.append(-(-(origin + end) // align) * align - origin)
+        end = offsets[-1] + size
+    return tuple(offsets), end
+
+
+def variable_definition(name: str, size: int, init: str, align: int, target: Target, managed: bool = False,
+                        linkage: str = "") -> str:
+    """A `__device__` variable (global memory, `init` a constant of its [size x i8] type), visible by name so that
+    the runtime finds it (cudaMemcpyToSymbol). A `__managed__` one on AMDGPU is two globals, as HIP clang makes
+    them: `@name`, a pointer to the variable, which the runtime fills with memory from hipMallocManaged that
+    the host reads it through too, and `@name.managed`, its initial value, which the runtime copies there (the
+    shim's __cudaRegisterManagedVar); device code reads the pointer (`Emitter.managed_address`). NVPTX keeps it
+    as PTX has it, a global with NVVM's `managed` annotation (`managed_annotations`)."""
+    if managed and target.name == "amdgpu":
+        return (f"@{quote(name)} = {linkage}protected addrspace(1) externally_initialized global ptr addrspace(1) "
+                f"null, align 8\n@{quote(name + '.managed')} = {linkage}protected addrspace(1) global "
+                f"[{size} x i8] {init}, align {align}")
+    return (f"@{quote(name)} = {linkage}protected addrspace(1) externally_initialized global [{size} x i8] {init}, "
+            f"align {align}")
+
+
+def managed_annotations(names: list[str], target: Target) -> list[str]:
+    """NVVM's annotations that make NVPTX globals `.attribute(.managed)`, as `__managed__` variables are."""
+    if target.name != "nvptx" or not names:
+        return []
+    return [f"!nvvm.annotations = !{{{', '.join(f'!{800 + i}' for i in range(len(names)))}}}",
+            *(f'!{800 + i} = !{{ptr addrspace(1) @{quote(name)}, !"managed", i32 1}}' for i, name in enumerate(names))]
+
+
 def attributes(target: Target) -> list[str]:
     """#0 for kernels, #1 for device functions, #2 for subroutines kept out of line."""
     if target.name == "amdgpu":
@@ -129,6 +177,7 @@ class Emitter:
         self.counter = 0
         self.terminated = False
         self.declarations: dict[str, str] = {}  # intrinsic -> its declaration
+        self.kernarg_end = 0  # where the kernel parameters placed so far end (`parameter`)
 
     # -- plumbing ---------------------------------------------------------------------------------
     def declare(self, name: str, signature: str) -> str:
@@ -212,13 +261,27 @@ class Emitter:
         self.terminated = False
 
     # -- the function and the kernel ABI ------------------------------------------------------------
-    def parameter(self, index: int, llvm_type: str, align: int, in_memory: bool) -> tuple[str, tuple[str, int]]:
+    def parameter(self, index: int, llvm_type: str, align: int, in_memory: bool,
+                  placed: tuple[int, int] | None = None) -> tuple[str, tuple[str, int]]:
         """Parameter `index`'s text in the signature and (pointer, address space) of its memory. A kernel's
-        parameters are memory (`in_memory`): on AMDGPU all of them, byref kernarg memory at their
-        alignment, so the kernarg segment is CUDA's parameter buffer byte for byte; others are copied
-        to a stack slot."""
+        parameters are memory (`in_memory`): on AMDGPU all of them, byref kernarg memory, so the kernarg
+        segment is CUDA's parameter buffer byte for byte; others are copied to a stack slot.
+
+        `placed`: a kernel parameter's (offset, size) in CUDA's parameter buffer, kernel parameters in order.
+        Where the kernarg segment is that buffer, the parameter is declared there: CUDA aligns in constant-bank
+        terms (`parameter_origin`), so the offset need not be a multiple of the type's alignment; it is
+        declared at the alignment its offset has, after an unused padding argument where aligning the end of
+        the previous parameter would not reach the offset."""
         if in_memory:
-            return (self.target.byval.format(type=llvm_type, align=align) + f" %arg{index}",
+            padding = ""
+            if placed is not None and self.target.kernel_params_in_memory:
+                offset, size = placed
+                align = min(align, offset & -offset) if offset else align
+                if -(-self.kernarg_end // align) * align != offset:
+                    padding = (self.target.byval.format(type=f"[{offset - self.kernarg_end} x i8]", align=1)
+                               + f" %pad{index}, ")
+                self.kernarg_end = offset + size
+            return (padding + self.target.byval.format(type=llvm_type, align=align) + f" %arg{index}",
                     (f"%arg{index}", self.target.byval_space))
         slot = self.slot(f"param.{index}", llvm_type, align)
         self.allocas.append(f"  store {llvm_type} %arg{index}, {self.alloca_ptr()} {slot}")
@@ -231,6 +294,11 @@ class Emitter:
         return "\n".join([head, "entry:", *self.allocas, "  br label %body", "body:", *self.lines, "}", ""])
 
     # -- memory -------------------------------------------------------------------------------------
+    def managed_address(self, name: str) -> str:
+        """Where a `__managed__` variable is on AMDGPU: the pointer `@name` holds (`variable_definition`), which
+        the runtime writes before any launch."""
+        return self.value(f"load ptr addrspace(1), ptr addrspace(1) @{quote(name)}, align 8, !invariant.load !{{}}")
+
     def offset_pointer(self, pointer: str, space: int, offset: int | str) -> str:
         return self.value(f"getelementptr inbounds i8, {self.ptr(space)} {pointer}, i64 {offset}")
 
@@ -318,10 +386,22 @@ class Emitter:
     def fma(self, ptx_type: str, a: str, b: str, c: str, rounding: str | None = None) -> str:
         """a * b + c rounded once: to nearest, or (f32) down / up / toward zero ("rm", "rp", "rz")."""
         llvm_type = value_type(ptx_type)
-        if rounding and ptx_type == "f32":
-            return self.directed_fma_f32(a, b, c, rounding)
-        return self.value(f"call {llvm_type} {self.intrinsic('llvm.fma', llvm_type, 3)}({llvm_type} {a}, "
-                          f"{llvm_type} {b}, {llvm_type} {c})")
+        fma = self.intrinsic("llvm.fma", llvm_type, 3)
+        if rounding and ptx_type not in ("f32", "f64"):
+            raise Unsupported(f"fma.{rounding}.{ptx_type} (a directed rounding of a fused multiply-add)")
+        if not rounding:
+            return self.value(f"call {llvm_type} {fma}({llvm_type} {a}, {llvm_type} {b}, {llvm_type} {c})")
+        result = (self.directed_fma_f32 if ptx_type == "f32" else self.directed_fma_f64)(a, b, c, rounding)
+        if rounding != "rm":
+            return result
+        # An exact zero is -0 rounding down (+0 only of +0 + +0): -((-a) * b + (-c)) rounded to nearest, where that
+        # is zero too (a tiny nonzero result rounds down to 0 or its own sign's zero either way).
+        negated = self.value(f"call {llvm_type} {fma}({llvm_type} {self.value(f'fneg {llvm_type} {a}')}, "
+                             f"{llvm_type} {b}, {llvm_type} {self.value(f'fneg {llvm_type} {c}')})")
+        zero = self.value(f"and i1 {self.value(f'fcmp oeq {llvm_type} {result}, 0.0')}, "
+                          f"{self.value(f'fcmp oeq {llvm_type} {negated}, 0.0')}")
+        return self.value(f"select i1 {zero}, {llvm_type} {self.value(f'fneg {llvm_type} {negated}')}, "
+                          f"{llvm_type} {result}")
 
     def directed_fma_f32(self, a: str, b: str, c: str, rounding: str) -> str:
         """fma.rm/.rp/.rz.f32 (CUDA's expf rounds down to split off an exponent): the exact a*b + c is
@@ -329,45 +409,193 @@ class Emitter:
         nearest, then stepped one float toward the wanted direction when that rounding went the other way."""
         ad, bd, cd = (self.value(f"fpext float {x} to double") for x in (a, b, c))
         product = self.value(f"fmul double {ad}, {bd}")
-        total = self.value(f"fadd double {product}, {cd}")
-        c_part = self.value(f"fsub double {total}, {product}")
-        product_part = self.value(f"fsub double {total}, {c_part}")
-        error = self.value(f"fadd double {self.value(f'fsub double {product}, {product_part}')}, "
-                           f"{self.value(f'fsub double {cd}, {c_part}')}")
-        return self.round_to_float(total, error, rounding)
+        return self.narrowed(*self.two_sum(product, cd), "f64", "f32", rounding)
 
-    def round_to_float(self, total: str, error: str, rounding: str) -> str:
-        """The exact value total + error (doubles, |error| below total's last place) rounded to a float
-        down ("rm"), up ("rp") or toward zero ("rz")."""
-        nearest = self.value(f"fptrunc double {total} to float")
-        back = self.value(f"fpext float {nearest} to double")
-        tie = self.value(f"fcmp oeq double {back}, {total}")
-        error_negative = self.value(f"fcmp olt double {error}, 0.0")
-        error_positive = self.value(f"fcmp ogt double {error}, 0.0")
-        above = self.value(f"or i1 {self.value(f'fcmp ogt double {back}, {total}')}, "
+    def directed_fma_f64(self, a: str, b: str, c: str, rounding: str) -> str:
+        """fma.rm/.rp/.rz.f64 (ptxas' __ddiv_rz and __drcp_ru end in one): fma rounded to nearest and its error
+        a*b + c - r by Boldo and Muller's ErrFma (TwoProduct, two TwoSums), exact but for what the product's
+        own error lost underflowing, less than half the smallest denormal: where ErrFma's error is zero, that
+        loss decides (the product error scaled where it cannot underflow, less the one used)."""
+        fma = self.intrinsic("llvm.fma", "double", 3)
+        nearest = self.value(f"call double {fma}(double {a}, double {b}, double {c})")
+        product = self.value(f"fmul double {a}, {b}")
+        product_error = self.value(f"call double {fma}(double {a}, double {b}, double "
+                                   f"{self.value(f'fneg double {product}')})")
+        c_sum, c_error = self.two_sum(c, product_error)
+        high, high_error = self.two_sum(product, c_sum)
+        gap = self.value(f"fadd double {self.value(f'fsub double {high}, {nearest}')}, {high_error}")
+        error = self.value(f"fadd double {gap}, {c_error}")
+        scaled_error, shift = self.product_error(product, a, b)
+        loss = self.value(f"fsub double {scaled_error}, {self.scaled(product_error, shift)}")  # exact (Sterbenz)
+        error = self.value(f"select i1 {self.value(f'fcmp oeq double {error}, 0.0')}, double {loss}, double {error}")
+        finite = self.value(f"and i1 {self.value(f'and i1 {self.finite(a)}, {self.finite(b)}')}, {self.finite(c)}")
+        overflowed = self.value(f"and i1 {finite}, {self.value(f'xor i1 {self.finite(nearest)}, true')}")
+        return self.directed_double(nearest, error, rounding, overflowed)
+
+    # Directed rounding (PTX's .rz/.rm/.rp on add, sub, mul, div, sqrt, rcp and cvt; CUDA's __fadd_rz, __dmul_ru,
+    # __int2float_rd...): the exact result is held as a value rounded to nearest plus the sign of what that
+    # rounding dropped, and the nearest value is stepped one place toward the wanted direction where it went
+    # the other way. Floats compute in double, where their products, sums' errors (TwoSum), quotients'
+    # remainders and roots' residuals (fma) are exact; doubles compute the same errors in double, scaled
+    # where they would underflow.
+    def two_sum(self, a: str, b: str) -> tuple[str, str]:
+        """a + b (doubles) as (the sum rounded to nearest, its exact error) (Knuth's TwoSum)."""
+        total = self.value(f"fadd double {a}, {b}")
+        b_part = self.value(f"fsub double {total}, {a}")
+        a_part = self.value(f"fsub double {total}, {b_part}")
+        error = self.value(f"fadd double {self.value(f'fsub double {a}, {a_part}')}, "
+                           f"{self.value(f'fsub double {b}, {b_part}')}")
+        return total, error
+
+    def narrowed(self, total: str, error: str, wide_type: str, narrow_type: str, rounding: str) -> str:
+        """The exact value total + error (of `wide_type`; `error` counts by its sign only, and only where total
+        is of `narrow_type`) rounded to `narrow_type` down ("rm"), up ("rp") or toward zero ("rz")."""
+        wide, narrow = value_type(wide_type), value_type(narrow_type)
+        nearest = self.value(f"fptrunc {wide} {total} to {narrow}")
+        back = self.value(f"fpext {narrow} {nearest} to {wide}")
+        tie = self.value(f"fcmp oeq {wide} {back}, {total}")
+        error_negative = self.value(f"fcmp olt {wide} {error}, 0.0")
+        error_positive = self.value(f"fcmp ogt {wide} {error}, 0.0")
+        above = self.value(f"or i1 {self.value(f'fcmp ogt {wide} {back}, {total}')}, "
                            f"{self.value(f'and i1 {tie}, {error_negative}')}")
-        below = self.value(f"or i1 {self.value(f'fcmp olt double {back}, {total}')}, "
+        below = self.value(f"or i1 {self.value(f'fcmp olt {wide} {back}, {total}')}, "
                            f"{self.value(f'and i1 {tie}, {error_positive}')}")
-        bits = self.value(f"bitcast float {nearest} to i32")
-        negative = self.value(f"icmp slt i32 {bits}, 0")
-        is_zero = self.value(f"fcmp oeq float {nearest}, 0.0")
-        # One float down / up: the bit pattern's magnitude steps by one; from zero to the smallest denormal.
-        plus_one = self.value(f"add i32 {bits}, 1")
-        minus_one = self.value(f"sub i32 {bits}, 1")
-        down = self.value(f"select i1 {is_zero}, i32 -2147483647, i32 "
-                          f"{self.value(f'select i1 {negative}, i32 {plus_one}, i32 {minus_one}')}")
-        up = self.value(f"select i1 {is_zero}, i32 1, i32 "
-                        f"{self.value(f'select i1 {negative}, i32 {minus_one}, i32 {plus_one}')}")
+        return self.stepped(nearest, narrow_type, above, below, rounding)
+
+    def stepped(self, nearest: str, ptx_type: str, above: str, below: str, rounding: str) -> str:
+        """`nearest`, the exact value rounded to nearest (`above` or `below` it, i1s), rounded down ("rm"), up
+        ("rp") or toward zero ("rz") instead: one step of its bit pattern's magnitude where needed (from zero to
+        the smallest denormal, from infinity to the largest finite value)."""
+        llvm_type, bits_type = value_type(ptx_type), int_type(ptx_type)
+        sign = 1 << (width(ptx_type) - 1)
+        bits = self.value(f"bitcast {llvm_type} {nearest} to {bits_type}")
+        negative = self.value(f"icmp slt {bits_type} {bits}, 0")
+        is_zero = self.value(f"fcmp oeq {llvm_type} {nearest}, 0.0")
+        plus_one = self.value(f"add {bits_type} {bits}, 1")
+        minus_one = self.value(f"sub {bits_type} {bits}, 1")
+        down = self.value(f"select i1 {is_zero}, {bits_type} {-sign + 1}, {bits_type} "
+                          f"{self.value(f'select i1 {negative}, {bits_type} {plus_one}, {bits_type} {minus_one}')}")
+        up = self.value(f"select i1 {is_zero}, {bits_type} 1, {bits_type} "
+                        f"{self.value(f'select i1 {negative}, {bits_type} {minus_one}, {bits_type} {plus_one}')}")
         if rounding == "rm":
             step_down, step_up = above, "false"
         elif rounding == "rp":
             step_down, step_up = "false", below
         else:  # rz: toward zero, so down for a positive result and up for a negative one
-            step_down = self.value(f"and i1 {above}, {self.value(f'fcmp ogt double {total}, 0.0')}")
-            step_up = self.value(f"and i1 {below}, {self.value(f'fcmp olt double {total}, 0.0')}")
-        chosen = self.value(f"select i1 {step_down}, i32 {down}, i32 "
-                            f"{self.value(f'select i1 {step_up}, i32 {up}, i32 {bits}')}")
-        return self.value(f"bitcast i32 {chosen} to float")
+            step_down = self.value(f"and i1 {above}, {self.value(f'fcmp ogt {llvm_type} {nearest}, 0.0')}")
+            step_up = self.value(f"and i1 {below}, {self.value(f'fcmp olt {llvm_type} {nearest}, 0.0')}")
+        chosen = self.value(f"select i1 {step_down}, {bits_type} {down}, {bits_type} "
+                            f"{self.value(f'select i1 {step_up}, {bits_type} {up}, {bits_type} {bits}')}")
+        return self.value(f"bitcast {bits_type} {chosen} to {llvm_type}")
+
+    def directed_double(self, nearest: str, error: str, rounding: str, overflowed: str = "false") -> str:
+        """A double rounded to nearest whose exact value is nearest + error (by error's sign) rounded down, up or
+        toward zero. `overflowed`: nearest is an infinity the rounding of a finite value made."""
+        error = self.value(f"select i1 {overflowed}, double {self.value(f'fneg double {nearest}')}, double {error}")
+        return self.stepped(nearest, "f64", self.value(f"fcmp olt double {error}, 0.0"),
+                            self.value(f"fcmp ogt double {error}, 0.0"), rounding)
+
+    def scaled(self, value: str, exponent: str) -> str:
+        """value * 2^exponent (an i32), exact where it neither overflows nor underflows."""
+        name = "llvm.ldexp.f64.i32"
+        self.declare(name, f"declare double @{name}(double, i32)")
+        return self.value(f"call double @{name}(double {value}, i32 {exponent})")
+
+    def finite(self, value: str, llvm_type: str = "double") -> str:
+        magnitude = self.value(f"call {llvm_type} {self.intrinsic('llvm.fabs', llvm_type, 1)}({llvm_type} {value})")
+        return self.value(f"fcmp one {llvm_type} {magnitude}, 0x7FF0000000000000")
+
+    def directed_arithmetic(self, operation: str, ptx_type: str, a: str, b: str, rounding: str) -> str:
+        """add/sub/mul/div.rz/.rm/.rp (f32, f64): the exact a `operation` b rounded toward zero, down or up."""
+        if ptx_type not in ("f32", "f64"):
+            raise Unsupported(f"{operation}.{rounding}.{ptx_type} (a directed rounding of {ptx_type})")
+        if operation == "fsub":
+            operation, b = "fadd", self.value(f"fneg {value_type(ptx_type)} {b}")
+        if ptx_type == "f32":
+            ad, bd = (self.value(f"fpext float {x} to double") for x in (a, b))
+            if operation == "fadd":
+                total, error = self.two_sum(ad, bd)
+            elif operation == "fmul":
+                total, error = self.value(f"fmul double {ad}, {bd}"), "0.0"  # 24 x 24 bits: exact
+            else:
+                total = self.value(f"fdiv double {ad}, {bd}")
+                error = self.quotient_error(total, ad, bd, scaled=False)
+            result = self.narrowed(total, error, "f64", "f32", rounding)
+        else:
+            both_finite = self.value(f"and i1 {self.finite(a)}, {self.finite(b)}")
+            if operation == "fadd":
+                total, error = self.two_sum(a, b)
+            elif operation == "fmul":
+                total = self.value(f"fmul double {a}, {b}")
+                error = self.product_error(total, a, b)[0]
+            else:
+                total = self.value(f"fdiv double {a}, {b}")
+                error = self.quotient_error(total, a, b, scaled=True)
+                both_finite = self.value(f"and i1 {both_finite}, {self.value(f'fcmp une double {b}, 0.0')}")
+            overflowed = self.value(f"and i1 {both_finite}, {self.value(f'xor i1 {self.finite(total)}, true')}")
+            result = self.directed_double(total, error, rounding, overflowed)
+        if operation == "fadd" and rounding == "rm":
+            # An exact zero sum is -0 rounding down (+0 only of +0 + +0): -((-a) + (-b)) rounded to nearest.
+            llvm_type = value_type(ptx_type)
+            negated = self.value(f"fadd {llvm_type} {self.value(f'fneg {llvm_type} {a}')}, "
+                                 f"{self.value(f'fneg {llvm_type} {b}')}")
+            zero = self.value(f"fcmp oeq {llvm_type} {result}, 0.0")
+            result = self.value(f"select i1 {zero}, {llvm_type} {self.value(f'fneg {llvm_type} {negated}')}, "
+                                f"{llvm_type} {result}")
+        return result
+
+    def product_error(self, product: str, a: str, b: str) -> tuple[str, str]:
+        """The error a * b - product of a double product, exact, and the power of two (an i32) it is scaled by:
+        fma's, with the smaller operand and the product scaled by 2^1074 where the product is below 2^-968 (the
+        error could underflow there)."""
+        magnitude = self.value(f"call double {self.intrinsic('llvm.fabs', 'double', 1)}(double {product})")
+        tiny = self.value(f"fcmp olt double {magnitude}, 0x{0x0370000000000000:016X}")  # 2^-968
+        a_smaller = self.value(f"fcmp olt double {self.value(f'call double @llvm.fabs.f64(double {a})')}, "
+                               f"{self.value(f'call double @llvm.fabs.f64(double {b})')}")
+        small = self.value(f"select i1 {a_smaller}, double {a}, double {b}")
+        large = self.value(f"select i1 {a_smaller}, double {b}, double {a}")
+        shift = self.value(f"select i1 {tiny}, i32 1074, i32 0")
+        negated = self.value(f"fneg double {self.scaled(product, shift)}")
+        return self.value(f"call double {self.intrinsic('llvm.fma', 'double', 3)}(double {self.scaled(small, shift)}, "
+                          f"double {large}, double {negated})"), shift
+
+    def quotient_error(self, quotient: str, a: str, b: str, scaled: bool) -> str:
+        """A value with the sign of a / b - quotient, for the quotient rounded to nearest: the remainder
+        a - quotient * b (exact by fma) times b's sign. `scaled` (doubles): a and b scaled alike so that the
+        larger is near 2^1000, where the remainder cannot underflow."""
+        if scaled:
+            larger = self.value(f"call double {self.intrinsic('llvm.maxnum', 'double', 2)}("
+                                f"double {self.value(f'call double @llvm.fabs.f64(double {a})')}, "
+                                f"double {self.value(f'call double @llvm.fabs.f64(double {b})')})")
+            name = "llvm.frexp.f64.i32"
+            self.declare(name, f"declare {{double, i32}} @{name}(double)")
+            exponent = self.value(f"extractvalue {{double, i32}} {self.value(f'call {{double, i32}} @{name}(double {larger})')}, 1")
+            shift = self.value(f"call i32 {self.intrinsic('llvm.smax', 'i32', 2)}(i32 {self.value(f'sub i32 1000, {exponent}')}, i32 0)")
+            a, b = self.scaled(a, shift), self.scaled(b, shift)
+        self.intrinsic("llvm.fabs", "double", 1)
+        remainder = self.value(f"call double {self.intrinsic('llvm.fma', 'double', 3)}("
+                               f"double {self.value(f'fneg double {quotient}')}, double {b}, double {a})")
+        sign = self.value(f"call double {self.intrinsic('llvm.copysign', 'double', 2)}(double 1.0, double {b})")
+        return self.value(f"fmul double {remainder}, {sign}")
+
+    def directed_root(self, ptx_type: str, a: str, rounding: str) -> str:
+        """sqrt.rz/.rm/.rp: the root rounded to nearest and the sign of its residual a - root^2 (exact by fma;
+        for doubles below 2^-900, with a scaled by 2^1000 and the root by 2^500, where it cannot underflow)."""
+        if ptx_type not in ("f32", "f64"):
+            raise Unsupported(f"sqrt.{rounding}.{ptx_type} (a directed rounding of {ptx_type})")
+        wide = self.value(f"fpext float {a} to double") if ptx_type == "f32" else a
+        root = self.value(f"call double {self.intrinsic('llvm.sqrt', 'double', 1)}(double {wide})")
+        shift = "0"
+        if ptx_type == "f64":
+            shift = self.value(f"select i1 {self.value(f'fcmp olt double {wide}, 0x{0x07B0000000000000:016X}')}, "
+                               "i32 500, i32 0")  # 2^-900
+        scaled_root = self.scaled(root, shift)
+        residual = self.value(f"call double {self.intrinsic('llvm.fma', 'double', 3)}("
+                              f"double {self.value(f'fneg double {scaled_root}')}, double {scaled_root}, "
+                              f"double {self.scaled(wide, self.value(f'shl i32 {shift}, 1'))})")
+        if ptx_type == "f32":
+            return self.narrowed(root, residual, "f64", "f32", rounding)
+        return self.directed_double(root, residual, rounding)
 
     def unary(self, base: str, ptx_type: str, a: str, flags: str = "") -> str:
         llvm_type = value_type(ptx_type)
@@ -585,9 +813,13 @@ class Emitter:
     def convert(self, a: str, source_type: str, destination_type: str, rounding: str | None = None,
                 saturate: bool = False) -> str:
         """cvt / F2F / F2I / I2F / I2I: `rounding` of a float to an integral value ("rni", "rzi", "rmi",
-        "rpi"); `saturate`: floats clamped to [0, 1], integers to the destination's range. Float to integer
+        "rpi"), or of a result that is a float toward zero, down or up ("rz", "rm", "rp": `directed_conversion`);
+        `saturate`: floats clamped to [0, 1], integers to the destination's range. Float to integer
         saturates out-of-range values and sends NaN to 0, as NVIDIA's conversions do."""
         source, destination = value_type(source_type), value_type(destination_type)
+        if rounding in ("rz", "rm", "rp") and is_float(destination_type):
+            result = self.directed_conversion(a, source_type, destination_type, rounding)
+            return self.clamp_unit(result, destination_type) if saturate else result
         if is_float(source_type) and is_float(destination_type):
             if rounding:
                 base = {"rni": "llvm.roundeven", "rzi": "llvm.trunc", "rmi": "llvm.floor", "rpi": "llvm.ceil"}[rounding]
@@ -615,6 +847,26 @@ class Emitter:
             return self.integer_saturate(a, source_type, destination_type)
         return self.resize(a, source, destination, is_signed(source_type))
 
+    def directed_conversion(self, a: str, source_type: str, destination_type: str, rounding: str) -> str:
+        """An integer or a float converted to a float type rounded toward zero, down or up (cvt.rz.f32.s64,
+        cvt.rm.f32.f64, I2F.RP...): integers of up to 32 bits and floats held exactly in double and rounded from
+        there; 64-bit integers as their nearest double plus its exact error."""
+        if is_float(source_type) and (width(source_type) < width(destination_type) or source_type == destination_type):
+            return self.convert(a, source_type, destination_type)  # exact
+        if is_float(source_type):
+            wide = a if source_type == "f64" else self.value(f"fpext {value_type(source_type)} {a} to double")
+            return self.narrowed(wide, "0.0", "f64", destination_type, rounding)
+        if width(source_type) <= 32:
+            exact = self.convert(a, source_type, "f64")
+            return exact if destination_type == "f64" else self.narrowed(exact, "0.0", "f64", destination_type, rounding)
+        # high * 2^32 and the low word are exact doubles; their sum, with TwoSum's error, is the integer exactly
+        high = self.convert(self.value(f"{'ashr' if is_signed(source_type) else 'lshr'} i64 {a}, 32"), source_type, "f64")
+        low = self.convert(self.value(f"and i64 {a}, 4294967295"), "u64", "f64")
+        total, error = self.two_sum(self.value(f"fmul double {high}, 4294967296.0"), low)
+        if destination_type == "f64":
+            return self.directed_double(total, error, rounding)
+        return self.narrowed(total, error, "f64", destination_type, rounding)
+
     def integer_saturate(self, value: str, source_type: str, destination_type: str) -> str:
         source = int_type(source_type)
         bits = width(destination_type)
@@ -629,11 +881,13 @@ class Emitter:
         return self.value(f"trunc {wide} {clamped} to {int_type(destination_type)}")
 
 
-    def pack_halves(self, half: str, high: str, low: str) -> str:
-        """Two f32 values rounded to `half` (f16, bf16) and packed: `high` in the upper 16 bits."""
+    def pack_halves(self, half: str, high: str, low: str, rounding: str | None = None) -> str:
+        """Two f32 values rounded to `half` (f16, bf16; to nearest, or "rz", "rm", "rp") and packed: `high` in
+        the upper 16 bits."""
         parts = []
         for operand in (high, low):
-            narrow = self.value(f"fptrunc float {operand} to {value_type(half)}")
+            narrow = self.convert(operand, "f32", half, rounding) if rounding else \
+                self.value(f"fptrunc float {operand} to {value_type(half)}")
             parts.append(self.value(f"zext i16 {self.value(f'bitcast {value_type(half)} {narrow} to i16')} to i32"))
         upper = self.value(f"shl i32 {parts[0]}, 16")
         return self.value(f"or i32 {upper}, {parts[1]}")

@@ -176,7 +176,8 @@ def _kernels(images: list[DeviceImage], host_functions: frozenset[str]) -> tuple
     described: dict[str, Kernel] = {}
     sass: dict[str, list[int]] = {}
     ptx: dict[str, list[int]] = {}
-    # Highest arch last, so its cubin's description wins (layouts agree; registers differ by arch).
+    # Highest arch last, so its cubin's description wins (registers differ by arch, and so does the parameter
+    # layout of a kernel with parameters aligned past 16 bytes: `emit.parameter_origin`).
     for image in sorted(images, key=lambda i: i.entry.arch):
         if image.entry.kind == "elf":
             for k in read_cubin(image.entry.payload):

@@ -18,19 +18,20 @@ from dataclasses import dataclass, field, replace
 
 from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
-                               Unsupported,
-                               attributes, float_constant, int_type, is_float, is_signed, quote, space_number,
-                               value_type, width)
+                               Unsupported, attributes, cuda_parameter_offsets, float_constant, int_type, is_float,
+                               is_signed, managed_annotations, quote, space_number, value_type, variable_definition,
+                               width)
 from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
 from cassc.binary.reroll import reroll_runtime_unrolled_loops
 
-__all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module"]
+__all__ = ["AMDGPU", "NVPTX", "LiftedModule", "Target", "Unsupported", "lift_module", "ptx_parameter_layout"]
 
 # The float operations the PTX ISA lets the code generator fuse into an fma when they carry none of the
 # rounding modifiers.
 CONTRACTIBLE = ("fadd", "fsub", "fmul")
 ROUNDING_MODIFIERS = ("rn", "rz", "rm", "rp")
+DIRECTED_ROUNDINGS = ("rz", "rm", "rp")  # rounding a float result toward zero, down, up (the core's `stepped`)
 ATOMIC_OPERATIONS = ("add", "exch", "and", "or", "xor", "inc", "dec", "min", "max")
 # The SIMD video instructions (`vabsdiff4`, `vadd2`...): the lane operation and the lanes per 32 bits.
 SIMD_VIDEO = {f"v{operation}{lanes}": (operation, lanes)
@@ -67,6 +68,18 @@ def _ptx_int(text: str) -> int:
     return -value if negative else value
 
 
+def target_arch(module: PtxModule) -> int:
+    """The sm_XX of a PTX module's `.target` (80 where it names none)."""
+    found = re.search(r"sm_(\d+)", module.target)
+    return int(found.group(1)) if found else 80
+
+
+def ptx_parameter_layout(function: Function, arch: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """A kernel's CUDA parameter buffer as a cubin for sm_`arch` lays it out: (offsets, sizes, total size)."""
+    offsets, end = cuda_parameter_offsets([(p.size, p.align) for p in function.params], arch)
+    return offsets, tuple(p.size for p in function.params), end
+
+
 @dataclass
 class LiftedModule:
     ir: str
@@ -76,12 +89,16 @@ class LiftedModule:
 
 
 def lift_module(module: PtxModule, target: Target, data_layout: str,
-                linked: frozenset[str] | None = None) -> LiftedModule:
+                linked: frozenset[str] | None = None, param_arch: int | None = None) -> LiftedModule:
     """The whole module's IR. A function that cannot be translated is left out (and every kernel that
     calls it), with the reason in `failures`.
 
     `linked`: for a module of separately compiled device code (-rdc), the functions other modules of
-    the program define; calls to them become declarations, resolved when the modules' IR is linked."""
+    the program define; calls to them become declarations, resolved when the modules' IR is linked.
+    `param_arch`: the sm_XX whose cubin's parameter layout the kernels take (`ptx_parameter_layout`); by
+    default the PTX's own `.target`."""
+    if param_arch is None:
+        param_arch = target_arch(module)
     header = [f'target datalayout = "{data_layout}"', f'target triple = "{target.triple}"', ""]
     bodies: dict[str, str] = {}
     failures: dict[str, str] = {}
@@ -91,7 +108,8 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     for function in defined:
         try:
             rolled = replace(function, body=reroll_runtime_unrolled_loops(function.body or []))
-            lifter = FunctionLifter(rolled, module, target, linked or frozenset(), separate=linked is not None)
+            lifter = FunctionLifter(rolled, module, target, linked or frozenset(), separate=linked is not None,
+                                    param_arch=param_arch)
             bodies[function.name] = lifter.lift()
             shared += lifter.shared_globals
             declared.update(lifter.declarations)
@@ -116,14 +134,16 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
     # translated here and each variable, as a constant generic pointer.
     symbols = {name: f"@{quote(name)}" for name in bodies}
     symbols.update({v.name: f"addrspacecast (ptr addrspace({space_number(v.space, target)}) @{quote(v.name)} to ptr)"
-                    for v in module.variables if v.space in ("global", "const")})
+                    for v in module.variables if v.space in ("global", "const")
+                    and not (v.managed and target.name == "amdgpu")})  # its address is known at run time only
     variables = [_module_variable(v, target, linked is not None, symbols) for v in module.variables]
     declarations = [declared[name] for name in sorted(declared)]
     externals = [_external_declaration(f) for f in module.functions
                  if f.body is None and linked and f.name in linked and f.name not in bodies
                  and f"@{quote(f.name)}(" in "\n".join(bodies.values())]
     ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *externals, *declarations,
-                    *attributes(target), ""])
+                    *attributes(target),
+                    *managed_annotations([v.name for v in module.variables if v.managed], target), ""])
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
@@ -225,6 +245,8 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False,
         if variable.count == 0 or variable.extern:
             return f"@{name} = external addrspace(3) global [0 x i8], align {variable.align}"
         return f"@{name} = internal addrspace(3) global [{variable.size} x i8] poison, align {variable.align}"
+    if variable.extern and variable.managed and target.name == "amdgpu":  # the pointer (`variable_definition`)
+        return f"@{name} = external addrspace(1) global ptr addrspace(1), align 8"
     if variable.extern:
         return f"@{name} = external addrspace({number}) global [{variable.size} x i8], align {variable.align}"
     linkage = "linkonce_odr " if separate and not variable.visible else ""
@@ -232,17 +254,23 @@ def _module_variable(variable: Variable, target: Target, separate: bool = False,
     if addresses is not None:
         return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global {addresses}, "
                 f"align {variable.align}")
-    data = _initializer_bytes(variable)
-    if data:
-        data = data + bytes(variable.size - len(data))
-        init = 'c"' + "".join(f"\\{b:02X}" for b in data[:variable.size]) + '"'
-    else:
-        init = "zeroinitializer"
-    # Visible, so that the runtime finds __device__/__constant__ variables by name (cudaMemcpyToSymbol).
     # Separately compiled modules (-rdc) may each carry the same file-local variable (libdevice's tables):
     # one copy is kept.
+    if variable.space == "global":
+        return variable_definition(variable.name, variable.size, _initializer_constant(variable), variable.align,
+                                   target, variable.managed, linkage)
+    # Visible, so that the runtime finds __constant__ variables by name (cudaMemcpyToSymbol).
     return (f"@{name} = {linkage}protected addrspace({number}) externally_initialized global "
-            f"[{variable.size} x i8] {init}, align {variable.align}")
+            f"[{variable.size} x i8] {_initializer_constant(variable)}, align {variable.align}")
+
+
+def _initializer_constant(variable: Variable) -> str:
+    """A variable's numeric initializer as an LLVM constant of its [size x i8] type."""
+    data = _initializer_bytes(variable)
+    if not data:
+        return "zeroinitializer"
+    data = data + bytes(variable.size - len(data))
+    return 'c"' + "".join(f"\\{b:02X}" for b in data[:variable.size]) + '"'
 
 
 class FunctionLifter(Emitter):
@@ -250,9 +278,10 @@ class FunctionLifter(Emitter):
     means is the core's (`Emitter`)."""
 
     def __init__(self, function: Function, module: PtxModule, target: Target,
-                 linked: frozenset[str] = frozenset(), separate: bool = False) -> None:
+                 linked: frozenset[str] = frozenset(), separate: bool = False, param_arch: int = 80) -> None:
         super().__init__(target)
         self.function = function
+        self.param_arch = param_arch
         self.linked = linked
         self.separate = separate
         self.module = module
@@ -275,10 +304,12 @@ class FunctionLifter(Emitter):
     def lift(self) -> str:
         f = self.function
         params = []
+        offsets, sizes, _ = ptx_parameter_layout(f, self.param_arch)
         for index, param in enumerate(f.params):
             llvm_type = f"[{param.size} x i8]" if param.count is not None else int_type(param.type)
             in_memory = f.entry and (param.count is not None or self.target.kernel_params_in_memory)
-            text, self.scopes[0][param.name] = self.parameter(index, llvm_type, param.align, in_memory)
+            placed = (offsets[index], sizes[index]) if f.entry else None
+            text, self.scopes[0][param.name] = self.parameter(index, llvm_type, param.align, in_memory, placed)
             params.append(text)
         self.return_type = "void"
         if f.returns:
@@ -373,6 +404,8 @@ class FunctionLifter(Emitter):
                 return scope[name]
         if name in self.globals:
             variable = self.globals[name]
+            if variable.managed and self.target.name == "amdgpu":
+                return self.managed_address(name), 1
             return f"@{quote(name)}", space_number(variable.space, self.target)
         return None
 
@@ -642,7 +675,10 @@ class FunctionLifter(Emitter):
         a = self.read(instruction.operands[1], ptx_type)
         b = self.read(instruction.operands[2], ptx_type)
         llvm_type = value_type(ptx_type)
-        if is_float(ptx_type):
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        if is_float(ptx_type) and directed and float_op in (*CONTRACTIBLE, "fdiv"):
+            result = self.saturate(instruction, self.directed_arithmetic(float_op, ptx_type, a, b, directed), ptx_type)
+        elif is_float(ptx_type):
             if float_op in CONTRACTIBLE:
                 contractible = not any(m in ROUNDING_MODIFIERS for m in instruction.modifiers)
                 result = self.float_arithmetic(float_op, ptx_type, a, b, contractible)
@@ -992,6 +1028,12 @@ class FunctionLifter(Emitter):
 
     # approximate and exact math
     def op_sqrt(self, instruction: Instruction) -> None:
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        if directed:
+            ptx_type = self.the_type(instruction)
+            a = self.read(instruction.operands[1], ptx_type)
+            self.write(instruction.operands[0], self.directed_root(ptx_type, a, directed), ptx_type)
+            return
         self.unary_intrinsic(instruction, "llvm.sqrt", "afn " if "approx" in instruction.modifiers else "")
 
     def op_rsqrt(self, instruction: Instruction) -> None:
@@ -1002,7 +1044,10 @@ class FunctionLifter(Emitter):
     def op_rcp(self, instruction: Instruction) -> None:
         ptx_type = self.the_type(instruction)
         a = self.read(instruction.operands[1], ptx_type)
-        self.write(instruction.operands[0], self.reciprocal(ptx_type, a, "approx" in instruction.modifiers), ptx_type)
+        directed = next((m for m in instruction.modifiers if m in DIRECTED_ROUNDINGS), None)
+        result = self.directed_arithmetic("fdiv", ptx_type, "1.0", a, directed) if directed else \
+            self.reciprocal(ptx_type, a, "approx" in instruction.modifiers)
+        self.write(instruction.operands[0], result, ptx_type)
 
     def op_sin(self, instruction: Instruction) -> None:
         self.unary_intrinsic(instruction, "llvm.sin", "afn ")
@@ -1093,7 +1138,8 @@ class FunctionLifter(Emitter):
             return
         if "x2" in destination_type or "x2" in source_type or "relu" in instruction.modifiers:
             raise self.fail("packed conversions")
-        rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi")), None)
+        rounding = next((m for m in instruction.modifiers if m in ("rni", "rzi", "rmi", "rpi", *DIRECTED_ROUNDINGS)),
+                        None)
         a = self.read(instruction.operands[1], source_type)
         result = self.convert(a, source_type, destination_type, rounding, "sat" in instruction.modifiers)
         self.write(instruction.operands[0], result, destination_type)

@@ -36,6 +36,7 @@ class Variable:
     init: tuple[str, ...] = ()  # initializer words
     extern: bool = False
     visible: bool = False
+    managed: bool = False  # `.attribute(.managed)`: a __managed__ variable, memory the host shares
 
     @property
     def element_size(self) -> int:
@@ -196,10 +197,6 @@ def _declaration(module: PtxModule, tokens: list[tuple[str, int]], position: int
 
 
 def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | list[str] = ()) -> Variable:
-    if ".attribute" in words and ".managed" in words:
-        declared = words[:words.index("=")] if "=" in words else words
-        raise PtxSyntaxError(f"PTX line {line}: __managed__ variable '{declared[-1]}' (unified memory shared with "
-                             "the host) is not supported yet")
     space = words[0].lstrip(".")
     align = 0
     rest = words[1:]
@@ -207,10 +204,20 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
     name = ""
     init: list[str] = []
     index = 0
+    pointer = False
+    managed = False
     while index < len(rest):
         word = rest[index]
+        pointer = pointer or word == ".ptr"
+        if word == ".attribute" and index + 1 < len(rest) and rest[index + 1] == "(":
+            closing = rest.index(")", index) if ")" in rest[index:] else len(rest)
+            managed = managed or ".managed" in rest[index + 2:closing]
+            index = closing + 1
+            continue
         if word == ".align":
-            align = int(rest[index + 1], 0)
+            # `.param .u64 .ptr .align 1 p` (nvcc for sm_100 on): the alignment of what p points to, not p's
+            if not pointer:
+                align = int(rest[index + 1], 0)
             index += 2
             continue
         if word == "=":
@@ -230,7 +237,7 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
     count = match.group("count")
     return Variable(space, type_, match.group("name"), align or _natural_align(type_),
                     None if count is None else int(count or 0), tuple(init),
-                    ".extern" in qualifiers, ".visible" in qualifiers)
+                    ".extern" in qualifiers, ".visible" in qualifiers, managed)
 
 
 def _natural_align(type_: str) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cassc.errors import CasscError
-from cassc.formats.cubin import STT_CUDA_OBJECT, CubinKernel, read_attributes, read_cubin
+from cassc.formats.cubin import STO_CUDA_MANAGED, STT_CUDA_OBJECT, CubinKernel, read_attributes, read_cubin
 from cassc.formats.elf import SHT_NOBITS, SHT_SYMTAB, STB_GLOBAL, STB_WEAK, STT_FUNC, STT_OBJECT, ElfFile
 
 
@@ -158,6 +158,7 @@ class SassKernel:
     own_banks: dict[int, bytes] = field(default_factory=dict)  # the kernel's own banks (2: ptxas' literals)
     functions: dict[str, SassFunction] = field(default_factory=dict)  # those the kernel's CALL.ABS may name
     relocatable: bool = False  # from an -rdc cubin: bank 3 addresses come through registers (`(name)`)
+    managed_variables: frozenset[str] = frozenset()  # the `__managed__` ones among `device_variables`
 
 
 _LINE = re.compile(r"^\s*/\*(?P<address>[0-9a-fA-F]+)\*/\s+(?P<body>.*?)\s*;?\s*(?:/\*.*\*/)?\s*$")
@@ -353,6 +354,7 @@ class CubinParts:
     own_symbols: dict[str, tuple[str, int, int]]  # name -> (function, bank, offset): its literal pool's (-rdc)
     exported: frozenset[str]  # functions of global binding: the ones another cubin's CALL.ABS may name
     relocatable: bool
+    managed: frozenset[str] = frozenset()  # the `__managed__` ones among `variables`
 
 
 R_CUDA_64 = 2  # a 64-bit absolute address
@@ -391,9 +393,12 @@ def read_parts(cubin: bytes) -> CubinParts:
     own_symbols = {s.name: (*own_of[s.shndx], s.value) for s in symbols if s.shndx in own_of and s.type in VARIABLE_TYPES}
     globals_ = {s.index: s for s in elf.sections if s.name in (".nv.global", ".nv.global.init")}
     variables = {}
+    managed = set()
     for symbol in symbols:
         section = globals_.get(symbol.shndx)
         if section is not None and symbol.type in VARIABLE_TYPES:
+            if symbol.other & STO_CUDA_MANAGED:
+                managed.add(symbol.name)
             start = symbol.value
             variables[symbol.name] = bytes(symbol.size) if section.type == SHT_NOBITS else \
                 elf.section_data(section)[start:start + symbol.size]
@@ -411,7 +416,7 @@ def read_parts(cubin: bytes) -> CubinParts:
                 addresses[offset] = (names[relocation.symbol], addend)
     exported = frozenset(s.name for s in symbols if s.type == STT_FUNC and s.defined and s.bind in (STB_GLOBAL, STB_WEAK))
     return CubinParts(frames, banks, constant_symbols, variables, addresses, own, own_symbols, exported,
-                      elf.type == ET_REL)
+                      elf.type == ET_REL, frozenset(managed))
 
 
 def disassemble(cubin: bytes) -> str:
@@ -469,6 +474,7 @@ def read_program(cubins: list[bytes], arch: int, listings: list[str] | None = No
                 symbols.setdefault(name, (LITERAL_POOLS, starts[function] + offset, 0))
     variables: dict[str, bytes] = {}
     addresses: dict[int, tuple[str, int]] = {}
+    managed = frozenset(name for _, parts, _ in parsed for name in parts.managed)
     for (_, parts, _), base in zip(parsed, bases):
         for name, (bank, offset, size) in parts.constant_symbols.items():
             symbols.setdefault(name, (bank, base.get(bank, 0) + offset, size))
@@ -492,7 +498,7 @@ def read_program(cubins: list[bytes], arch: int, listings: list[str] | None = No
             kernels.append(SassKernel(metadata.name, arch, functions[metadata.name], metadata,
                                       parts.frames.get(metadata.name, 0), banks, symbols, variables, addresses,
                                       {**parts.own_banks.get(metadata.name, {}), **({LITERAL_POOLS: pools} if pools else {})},
-                                      table, parts.relocatable))
+                                      table, parts.relocatable, managed))
     return kernels
 
 

@@ -4,13 +4,18 @@ the emission core's meaning of PTX's `tex`/`tld4`/`txq` (binary/images.py), so b
 A texture object on sm_75-sm_90 is bindless: the instruction names the constant bank word holding the handle
 (`..., 0x0, 0x58, 2D`: bank 0, word 0x58, the kernel parameter at byte 0x160) or a uniform register a `ULDC` loaded
 from such a word (`..., UR4, 0x0, 2D`). The hardware reads 32 bits of it; CUDA's handle is the 64-bit kernel
-parameter, so the translation reads the whole parameter (HIP's handle is an address). A handle from anywhere else
-(memory, arithmetic) is refused.
+parameter, so the translation reads the whole parameter (HIP's handle is an address). A handle computed otherwise
+(arithmetic) is refused.
 
 The sources are consecutive registers from Ra and Rb, in the order [layer] + coordinates + [lod], the layer an
 integer (ptxas clamps it to 16 bits), the rest f32 (TLD: s32 coordinates). With `.SCR` (the form whose handle is
 a constant bank word) Ra holds the first half of that list, rounded up, and Rb the rest; otherwise Ra holds the
-layer and coordinates and Rb the lod. TXD's Ra holds the coordinates and Rb the gradients, d/dx and d/dy
+layer and coordinates and Rb the lod. A `.B` form (sm_75-sm_89: a handle the kernel loaded from memory) names no
+bank word: its handle is the first register of Rb's block, before what Rb holds otherwise, and counts as one
+more source in `.SCR`'s halving; `TXQ.B`'s is Ra. Such a handle is the low word ptxas loaded (the hardware reads
+no more); the translation traces the register back to that load, or to a kernel parameter, and reads the high
+word beside it where the load is lifted. On sm_90 the handle is a uniform register (`R2UR` of the loaded word),
+traced the same way. TXD's Ra holds the coordinates and Rb the gradients, d/dx and d/dy
 interleaved per coordinate. The results go, for each channel the write mask enables (x, y, z, w; all four
 without one), to Rd, Rd + 1, Rd2, Rd2 + 1 in turn.
 
@@ -20,9 +25,11 @@ image descriptor's type and samples a 1D image in 1D (a gather has no 1D form).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cassc.binary import images
+
 from cassc.binary.sass import Address, Constant, Immediate, Register, SassInstruction, Unparsed
 
 if TYPE_CHECKING:
@@ -48,42 +55,104 @@ class ImageOperations:
     """The texture opcodes of `SassLifter` (mixed into it)."""
 
     def image_handle(self: SassLifter, operands: tuple[object, ...]) -> str:
-        """The 64-bit texture object named by the operands before the dimension: (bank, word) or (URn, 0)."""
-        first, second = operands
-        if isinstance(first, Immediate) and isinstance(second, Immediate) and first.integer() == 0:
-            return self.constant(Constant(0, 4 * second.integer()), 8)
-        if isinstance(first, Register) and first.kind == "UR" and isinstance(second, Immediate) and \
-                second.integer() == 0 and first.index is not None:
-            source = self.loaded_parameter_word(first)
-            if source is not None:
-                return self.constant(Constant(0, source), 8)
-        raise self.fail("a texture handle that is not a kernel parameter (only those are translated)")
+        """The 64-bit texture object named by the operands before the dimension: (bank, word), (URn, 0), or a
+        register (the `.B` forms). A register is traced back (`handle_source`) to the parameter or the memory
+        it was loaded from: the hardware reads 32 bits of the handle, so ptxas loads only its low word, and the
+        high word is read beside it where the load is lifted (`load_to`: `handle_loads`)."""
+        if len(operands) == 2 and all(isinstance(o, Immediate) for o in operands) and \
+                operands[0].integer() == 0:  # type: ignore[union-attr]
+            return self.constant(Constant(0, 4 * operands[1].integer()), 8)  # type: ignore[union-attr]
+        register = operands[0] if len(operands) == 1 or (isinstance(operands[1], Immediate)
+                                                         and operands[1].integer() == 0) else None
+        if isinstance(register, Register) and register.index is not None and self.current is not None:
+            source = self.handle_source(register, self.instruction_index(self.current))
+            if source is not None and source[0] == "parameter":
+                return self.constant(Constant(0, source[1]), 8)
+            if source is not None and source[1] in self.handle_loads:
+                high = self.value(f"load i32, {self.alloca_ptr()} {self.handle_slot(source[1])}")
+                return self.join_words(self.int32(register), high)
+        raise self.fail("a texture handle that is neither a kernel parameter nor loaded from memory")
 
-    def loaded_parameter_word(self: SassLifter, register: Register) -> int | None:
-        """The constant bank 0 offset the nearest earlier write of `register` loaded (ULDC/LDC), if it did."""
-        assert self.current is not None and register.index is not None
+    def join_words(self: SassLifter, low: str, high: str) -> str:
+        """The 64-bit handle of two words; on NVPTX through memory (a volatile load), as NVPTX takes a texture
+        handle from a load or a parameter only."""
+        wide_high = self.value(f"shl i64 {self.value(f'zext i32 {high} to i64')}, 32")
+        joined = self.value(f"or i64 {wide_high}, {self.value(f'zext i32 {low} to i64')}")
+        if self.target.name != "nvptx":
+            return joined
+        slot = self.slot(f"joined.{self.fresh().lstrip('%')}", "i64")
+        self.emit(f"store i64 {joined}, {self.alloca_ptr()} {slot}")
+        return self.value(f"load volatile i64, {self.alloca_ptr()} {slot}, align 8")
+
+    def instruction_index(self: SassLifter, instruction: SassInstruction) -> int:
+        return next(i for i, one in enumerate(self.kernel.instructions) if one.address == instruction.address)
+
+    def handle_slot(self: SassLifter, load_address: int) -> str:
+        """The stack slot holding the high word of the handle the load at `load_address` read the low word of."""
+        name = f"handle.{load_address:x}"
+        if name not in self.handle_slots:
+            self.handle_slots[name] = self.slot(name, "i32")
+        return self.handle_slots[name]
+
+    def handle_source(self: SassLifter, register: Register, before: int,
+                      planning: bool = False) -> tuple[str, int] | None:
+        """Where the value of `register` (R or UR) at instruction `before` came from: ("parameter", its constant
+        bank 0 offset) or ("memory", the index of the load that read it), through copies (MOV, IMAD.MOV,
+        R2UR...); the nearest earlier write in code order. None: computed otherwise. `planning`: record the load
+        in `handle_loads` (before lifting; `plan_handle_loads`)."""
         code = self.kernel.instructions
-        at = next(i for i, instruction in enumerate(code) if instruction.address == self.current.address)
-        for instruction in reversed(code[:at]):
+        for at in range(before - 1, -1, -1):
+            instruction = code[at]
             destination = instruction.operands[0] if instruction.operands else None
             if not isinstance(destination, Register) or destination.kind != register.kind or \
-                    destination.index is None:
+                    destination.index is None or register.index is None:
                 continue
-            width = 2 if instruction.has("64") else 1
+            width = 2 if instruction.has("64") else 4 if instruction.has("128") else 1
             if not destination.index <= register.index < destination.index + width:
                 continue
-            source = instruction.operands[1] if len(instruction.operands) == 2 else None
-            if instruction.opcode in ("ULDC", "LDC") and isinstance(source, Constant) and source.bank == 0 and \
-                    source.register is None:
-                return source.offset + 4 * (register.index - destination.index)
+            part = register.index - destination.index
+            sources = instruction.operands[1:]
+            copied = sources[-1] if instruction.opcode in ("MOV", "UMOV", "R2UR", "S2R") or (
+                instruction.opcode == "IMAD" and instruction.has("MOV")) else None
+            if instruction.opcode in ("ULDC", "LDC", "MOV", "UMOV", "IMAD") and isinstance(copied or sources[0], Constant):
+                constant = copied or sources[0]
+                if constant.bank == 0 and constant.register is None:  # type: ignore[union-attr]
+                    return "parameter", constant.offset + 4 * part  # type: ignore[union-attr]
+                return None
+            if instruction.opcode in ("LDG", "LDL", "LDS", "LD") and isinstance(sources[0], Address):
+                if planning:
+                    self.handle_loads[code[at].address] = 4 * part
+                return "memory", code[at].address
+            if isinstance(copied, Register) and instruction.opcode != "S2R" and copied.index is not None:
+                return self.handle_source(replace(copied, suffixes=()), at, planning)
             return None
         return None
 
+    def plan_handle_loads(self: SassLifter) -> None:
+        """Before lifting: the loads whose low word an image instruction later takes as its handle, so that
+        `load_to` also reads the high word (`handle_loads`: load address -> the low word's byte offset)."""
+        for index, instruction in enumerate(self.kernel.instructions):
+            if instruction.opcode not in IMAGE_OPCODES + ("SULD", "SUST"):
+                continue
+            for register in self.handle_registers(instruction):
+                self.handle_source(register, index, planning=True)
+
+    def handle_registers(self: SassLifter, instruction: SassInstruction) -> list[Register]:
+        """The register an image instruction takes its handle from (none: a constant bank word)."""
+        operands = instruction.operands
+        if instruction.opcode in ("SULD", "SUST"):  # SULD d, [coordinates], handle; SUST [coordinates], s, handle
+            candidates = list(operands[2:3])
+        elif instruction.has("B"):
+            at = next((i for i, o in enumerate(operands) if isinstance(o, Unparsed)), len(operands))
+            registers = [o for o in operands[:at] if isinstance(o, Register)]
+            candidates = list(registers[2:3] if instruction.opcode == "TXQ" else registers[3:4])
+        else:
+            candidates = [o for o in operands if isinstance(o, Register) and o.kind == "UR"][:1]
+        return [o for o in candidates if isinstance(o, Register) and o.kind in ("R", "UR") and o.index is not None]
+
     def image_form(self: SassLifter, instruction: SassInstruction) -> tuple[list[Register], str, str, int]:
-        """(the registers before the handle, the handle, the PTX geometry, the write mask)."""
-        if instruction.has("B"):
-            raise self.fail(f"{instruction.opcode}.B: a texture handle from a register (the instruction reads 32 bits "
-                            "of it); only handles that are kernel parameters are translated")
+        """(the registers before the handle, the handle, the PTX geometry, the write mask). A `.B` form's handle is
+        the first register of the Rb block, what Rb holds otherwise following it."""
         unknown = [m for m in instruction.modifiers if m not in KNOWN_MODIFIERS and m not in GATHER_CHANNELS]
         if unknown:
             raise self.fail(f"{instruction.opcode} with .{'.'.join(unknown)} (not translated)")
@@ -93,6 +162,10 @@ class ImageOperations:
         if dimension not in DIMENSIONS:
             raise self.fail(f"{instruction.opcode} of a {dimension} texture (not translated)")
         mask = operands[at + 1].integer() if at + 1 < len(operands) else 0xF  # type: ignore[union-attr]
+        if instruction.has("B"):
+            *registers, rb = [o for o in operands[:at] if isinstance(o, Register)]
+            assert rb.index is not None
+            return [*registers, replace(rb, index=rb.index + 1)], self.image_handle((rb,)), DIMENSIONS[dimension], mask
         registers = [o for o in operands[:at - 2] if isinstance(o, Register)]
         return registers, self.image_handle(operands[at - 2:at]), DIMENSIONS[dimension], mask
 
@@ -123,7 +196,8 @@ class ImageOperations:
         ra, rb = sources[0], sources[1] if len(sources) > 1 else None
         layered = 1 if geometry.layered else 0
         count = layered + geometry.dimensions + (1 if lod_mode == "LL" else 0)
-        first = (count + 1) // 2 if instruction.has("SCR") else layered + geometry.dimensions
+        # .SCR splits the list in half, a `.B` form's handle counting as one more source (the first of Rb's)
+        first = (count + 1 + instruction.has("B")) // 2 if instruction.has("SCR") else layered + geometry.dimensions
         values = self.source_list(instruction, ra, rb, count, first)
         layer = values[0] if layered else None
         coordinates = values[layered:layered + geometry.dimensions]
@@ -188,8 +262,12 @@ class ImageOperations:
         at = next(i for i, o in enumerate(operands) if isinstance(o, Unparsed))
         if operands[at].text != "TEX_HEADER_DIMENSION":  # type: ignore[union-attr]
             raise self.fail(f"TXQ {operands[at].text} (not translated)")  # type: ignore[union-attr]
-        handle = self.image_handle(operands[at + 1:at + 3])
-        mask = operands[at + 3].integer() if at + 3 < len(operands) else 0xF  # type: ignore[union-attr]
+        if instruction.has("B"):  # TXQ.B d2, d, Ra: the handle in Ra
+            handle = self.image_handle((operands[2],))
+            mask = operands[at + 1].integer() if at + 1 < len(operands) else 0xF  # type: ignore[union-attr]
+        else:
+            handle = self.image_handle(operands[at + 1:at + 3])
+            mask = operands[at + 3].integer() if at + 3 < len(operands) else 0xF  # type: ignore[union-attr]
         channels = [(images.query(self, False, attribute, handle) or "0") if mask >> index & 1 else "0"
                     for index, attribute in enumerate(DIMENSION_QUERIES)]
         self.write_channels([o for o in operands[:2] if isinstance(o, Register)], channels, mask)

@@ -24,7 +24,8 @@ import struct
 from dataclasses import dataclass, replace
 
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
-from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
+from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, managed_annotations, quote,
+                               value_type, variable_definition, width)
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -82,6 +83,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def __init__(self, kernel: SassKernel, target: Target, ordinal: int = 0) -> None:
         super().__init__(target)
         self.kernel = replace(kernel, instructions=reroll_runtime_unrolled_loops(kernel.instructions))
+        self.handle_loads: dict[int, int] = {}  # texture handles' loads: address -> the low word's offset (sass_images)
+        self.handle_slots: dict[str, str] = {}
         self.ordinal = ordinal  # the kernel's place in its module: names its shared memory
         self.current: SassInstruction | None = None
         self.slots: dict[str, str] = {}  # register name -> its slot
@@ -110,11 +113,13 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     # -- the function -----------------------------------------------------------------------------
     def lift(self) -> str:
+        self.plan_handle_loads()
         metadata = self.kernel.metadata
         signature = []
         for index, param in enumerate(metadata.params):
             text, (pointer, space) = self.parameter(index, f"[{param.size} x i8]",
-                                                   _parameter_align(param.offset, param.size), True)
+                                                   _parameter_align(param.offset, param.size), True,
+                                                   (param.offset, param.size))
             signature.append(text)
             self.params.append((param.offset, param.size, pointer, space))
         labels = {label for i in self.kernel.instructions for label in i.labels}
@@ -397,11 +402,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if operand.symbol not in self.kernel.device_variables:
             raise self.fail(f"the address of {operand.symbol}, which no linked cubin defines as a __device__ "
                             "variable")
-        self.module_globals.update(device_variable_definitions(self.kernel))
-        table = quote(f"__cassc_address.{operand.symbol}")
-        self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
-                                      f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
-        address = self.value(f"add i64 {self.value(f'load i64, ptr addrspace(4) @{table}, align 8')}, {operand.addend}")
+        self.module_globals.update(device_variable_definitions(self.kernel, self.target))
+        if self.managed_here(operand.symbol):
+            base = self.value(f"ptrtoint ptr addrspace(1) {self.managed_address(operand.symbol)} to i64")
+        else:
+            table = quote(f"__cassc_address.{operand.symbol}")
+            self.module_globals[table] = (f"@{table} = internal addrspace(4) externally_initialized global i64 "
+                                          f"ptrtoint (ptr addrspace(1) @{quote(operand.symbol)} to i64), align 8")
+            base = self.value(f"load i64, ptr addrspace(4) @{table}, align 8")
+        address = self.value(f"add i64 {base}, {operand.addend}")
         if operand.high:
             address = self.value(f"lshr i64 {address}, 32")
         return self.value(f"trunc i64 {address} to i32")
@@ -604,7 +613,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
         if missing:
             raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
-        self.module_globals.update(device_variable_definitions(self.kernel))
+        self.module_globals.update(device_variable_definitions(self.kernel, self.target))
+        name, addend = addresses[start]
+        if self.managed_here(name):  # known at run time only: the pointer the runtime wrote
+            address = self.value(f"add i64 {self.value(f'ptrtoint ptr addrspace(1) {self.managed_address(name)} to i64')}"
+                                 f", {addend}")
+            if size == 8:
+                return address
+            return self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32') if start != offset else address} "
+                              "to i32")
         entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
                             for _, (name, addend) in sorted(addresses.items()))
         slots = sorted(addresses)
@@ -615,6 +632,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if start != offset:
             pointer = self.offset_pointer(pointer, 4, 4)
         return self.value(f"load i{8 * size}, ptr addrspace(4) {pointer}, align {size}")
+
+    def managed_here(self, name: str) -> bool:
+        """A `__managed__` variable whose address AMDGPU code reads from its pointer (`variable_definition`)."""
+        return name in self.kernel.managed_variables and self.target.name == "amdgpu"
 
     def frame_top(self) -> int:
         """The stack pointer's value at entry: the local frame is an alloca, local addresses offsets in it;
@@ -1066,13 +1087,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def op_FADD(self, instruction: SassInstruction) -> None:
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
-        result = self.fma("f32", a, "1.0", b, rounding) if rounding else self.value(f"fadd float {a}, {b}")
+        result = self.directed_arithmetic("fadd", "f32", a, b, rounding) if rounding else \
+            self.value(f"fadd float {a}, {b}")
         self.float_result(instruction, result)
 
     def op_FMUL(self, instruction: SassInstruction) -> None:
         a, b = (self.float32(o) for o in instruction.operands[1:3])
         rounding = self.rounding(instruction)
-        result = self.fma("f32", a, b, "-0.0", rounding) if rounding else self.value(f"fmul float {a}, {b}")
+        result = self.directed_arithmetic("fmul", "f32", a, b, rounding) if rounding else \
+            self.value(f"fmul float {a}, {b}")
         # .D2/.D4/.D8/.M2/.M4/.M8: the product scaled by a power of two (ptxas folds x * y / 2 into FMUL.D2)
         scale = next((int(m[1]) if m[0] == "M" else 1 / int(m[1]) for m in instruction.modifiers
                       if m in ("D2", "D4", "D8", "M2", "M4", "M8")), None)
@@ -1145,15 +1168,19 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_DADD(self, instruction: SassInstruction) -> None:
         a, b = (self.float64(o) for o in instruction.operands[1:3])
-        self.double_result(instruction, self.value(f"fadd double {a}, {b}"))
+        rounding = self.rounding(instruction)
+        self.double_result(instruction, self.directed_arithmetic("fadd", "f64", a, b, rounding) if rounding
+                           else self.value(f"fadd double {a}, {b}"))
 
     def op_DMUL(self, instruction: SassInstruction) -> None:
         a, b = (self.float64(o) for o in instruction.operands[1:3])
-        self.double_result(instruction, self.value(f"fmul double {a}, {b}"))
+        rounding = self.rounding(instruction)
+        self.double_result(instruction, self.directed_arithmetic("fmul", "f64", a, b, rounding) if rounding
+                           else self.value(f"fmul double {a}, {b}"))
 
     def op_DFMA(self, instruction: SassInstruction) -> None:
         a, b, c = (self.float64(o) for o in instruction.operands[1:4])
-        self.double_result(instruction, self.fma("f64", a, b, c))
+        self.double_result(instruction, self.fma("f64", a, b, c, self.rounding(instruction)))
 
     def op_MUFU(self, instruction: SassInstruction) -> None:
         """The special function unit's approximations. SIN/COS take revolutions (ptxas multiplies by 1/2pi
@@ -1247,35 +1274,17 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_I2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "s32")
-        rounding = self.rounding(instruction)
         a = self.read_typed(instruction.operands[1], source_type)
-        if rounding and destination_type != "f32":
-            raise self.fail("I2F with directed rounding to other than f32")
-        if rounding and source_type[1:] == "64":
-            # high * 2^32 and the low word are exact doubles; their sum, with TwoSum's error, is exact
-            high = self.convert(self.value(f"{'ashr' if source_type[0] == 's' else 'lshr'} i64 {a}, 32"),
-                                source_type, "f64")
-            scaled = self.value(f"fmul double {high}, 4294967296.0")
-            low = self.convert(self.value(f"and i64 {a}, 4294967295"), "u64", "f64")
-            total = self.value(f"fadd double {scaled}, {low}")
-            low_part = self.value(f"fsub double {total}, {scaled}")
-            scaled_part = self.value(f"fsub double {total}, {low_part}")
-            error = self.value(f"fadd double {self.value(f'fsub double {scaled}, {scaled_part}')}, "
-                               f"{self.value(f'fsub double {low}, {low_part}')}")
-            self.write_typed(instruction.operands[0], self.round_to_float(total, error, rounding), "f32")
-            return
-        if rounding:  # the integer is exact in a double: round that
-            exact = self.convert(a, source_type, "f64")
-            self.write_typed(instruction.operands[0], self.round_to_float(exact, "0.0", rounding), "f32")
-            return
-        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+        self.write_typed(instruction.operands[0],
+                         self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
 
     def op_F2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "f32")
-        if destination_type == "f16" or source_type == "f16" or self.rounding(instruction):
-            raise self.fail("F2F to or from half precision, or with directed rounding")
+        if source_type == "f16" or (self.rounding(instruction) and source_type == destination_type):
+            raise self.fail("F2F from half precision, or a directed rounding within one type")
         a = self.read_typed(instruction.operands[1], source_type)
-        self.write_typed(instruction.operands[0], self.convert(a, source_type, destination_type), destination_type)
+        self.write_typed(instruction.operands[0],
+                         self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
 
     def op_I2I(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "s32", "s32")
@@ -1341,12 +1350,12 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         return "f16x2"
 
     def op_F2FP(self, instruction: SassInstruction) -> None:
-        """F2FP(.BF16).PACK_AB d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
-        if not instruction.has("PACK_AB") or self.rounding(instruction):
+        """F2FP(.BF16).PACK_AB(.RZ/.RM/.RP) d, a, b: a and b rounded to halves (bfloat16), a in the high 16 bits."""
+        if not instruction.has("PACK_AB"):
             raise self.fail("F2FP forms other than PACK_AB")
         half = "bf16" if instruction.has("BF16") else "f16"
         high, low = (self.float32(o) for o in instruction.operands[1:3])
-        self.write32(instruction.operands[0], self.pack_halves(half, high, low))
+        self.write32(instruction.operands[0], self.pack_halves(half, high, low, self.rounding(instruction)))
 
     def op_HSET2(self, instruction: SassInstruction) -> None:
         """HSET2[.BF].cmp.op d, a, b, c: per half, (a cmp b) op c as 1.0 / 0.0 (.BF) or all ones / zero."""
@@ -1458,6 +1467,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         ptx_type, size = self.memory_type(instruction)
         pointer, number = self.address(source, space, wide=instruction.has("E") and space == "global")
         bits = 8 * size
+        if instruction.address in self.handle_loads:  # a texture handle's low word: its high word too (sass_images)
+            high = self.offset_pointer(pointer, number, self.handle_loads[instruction.address] + 4)
+            self.emit(f"store i32 {self.value(f'load i32, {self.ptr(number)} {high}, align 4')}, {self.alloca_ptr()} "
+                      f"{self.handle_slot(instruction.address)}")
         loaded = self.value(f"load{' volatile' if instruction.has('VOLATILE') else ''} i{bits}, "
                             f"{self.ptr(number)} {pointer}, align {size}"
                             f"{', !invariant.load !{}' if instruction.has('CONSTANT') else ''}")
@@ -2101,13 +2114,12 @@ def constant_variables(kernel: SassKernel) -> dict[str, str]:
     return definitions
 
 
-def device_variable_definitions(kernel: SassKernel) -> dict[str, str]:
-    """The cubin's `__device__` variables as module globals, visible by name for cudaMemcpyToSymbol."""
+def device_variable_definitions(kernel: SassKernel, target: Target) -> dict[str, str]:
+    """The cubin's `__device__` and `__managed__` variables as module globals (the emission core's)."""
     definitions = {}
     for name, data in kernel.device_variables.items():
         init = 'c"' + "".join(f"\\{b:02X}" for b in data) + '"' if any(data) else "zeroinitializer"
-        definitions[name] = (f"@{quote(name)} = protected addrspace(1) externally_initialized global "
-                             f"[{len(data)} x i8] {init}, align 8")
+        definitions[name] = variable_definition(name, len(data), init, 8, target, name in kernel.managed_variables)
     return definitions
 
 
@@ -2131,7 +2143,9 @@ def lift_sass_kernels(kernels: list[SassKernel], target: Target,
         globals_.update(lifter.module_globals)
         declarations.update(lifter.declarations)
         translated.append(kernel.name)
+    managed = sorted({name for kernel in kernels for name in kernel.managed_variables
+                      if f"@{quote(name)} " in "\n".join(globals_.values())})
     ir = "\n".join([*header, *globals_.values(), "", *bodies, *(declarations[n] for n in sorted(declarations)),
-                    *attributes(target), ""])
+                    *attributes(target), *managed_annotations(managed, target), ""])
     return ir, translated, failures
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cassc.binary.codegen import amdgpu_object, data_layout, device_libraries, link_code_object
-from cassc.binary.extract import BinaryModule
+from cassc.binary.extract import BinaryModule, DeviceImage
 from cassc.binary.fallback import Fallback, ModelKernel, ask_for_kernel
-from cassc.binary.lift import AMDGPU, lift_module
+from cassc.binary.lift import AMDGPU, lift_module, ptx_parameter_layout
 from cassc.binary.ptx import Function, function_text, parse_ptx
 from cassc.binary.sass_translate import translate_sass
 from cassc.errors import CompileError
@@ -50,15 +50,10 @@ class Translation:
     route: str = "ptx"  # "ptx": lifted from PTX compute_<ptx_arch>; "sass": from sm_<ptx_arch> machine code
 
 
-def param_layout(function: Function) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """CUDA's parameter buffer: each parameter at its alignment, no padding after the last.
-    (offsets, sizes, total size)."""
-    offsets = []
-    end = 0
-    for param in function.params:
-        offsets.append(-(-end // param.align) * param.align)
-        end = offsets[-1] + param.size
-    return tuple(offsets), tuple(p.size for p in function.params), end
+def parameter_arch(module: BinaryModule, image: DeviceImage) -> int:
+    """The sm_XX whose parameter layout a module's kernels take: its highest cubin's (the description
+    `extract` records, and what CUDA's runtime would load there), else the PTX's."""
+    return max((arch for k in module.kernels for arch in k.sass_archs), default=image.entry.arch)
 
 
 def is_separate(module: BinaryModule) -> bool:
@@ -83,11 +78,12 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
         return translate_sass(modules, work_dir, lld, offload_arch, fallback)
     images = [max(m.ptx_images(), key=lambda i: i.entry.arch) for m in modules]
     programs = [parse_ptx(i.entry.ptx) for i in images]
+    archs = [parameter_arch(m, i) for m, i in zip(modules, images)]
     target = replace(AMDGPU, cpu=offload_arch)
     layout = data_layout(target)
     linked = frozenset(f.name for p in programs for f in p.functions if f.body is not None) if separate else None
     while True:  # a function one module could not translate is missing for the others too
-        lifted = [lift_module(p, target, layout, linked) for p in programs]
+        lifted = [lift_module(p, target, layout, linked, arch) for p, arch in zip(programs, archs)]
         failed = {name for one in lifted for name in one.failed_functions}
         if linked is None or not failed & linked:
             break
@@ -103,7 +99,7 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
             try:
                 from_model[name] = ask_for_kernel(
                     fallback, modules[index], name, function_text(images[index].entry.ptx, name), reason,
-                    param_layout(function)[2], work_dir, lld, offload_arch)
+                    ptx_parameter_layout(function, archs[index])[2], work_dir, lld, offload_arch)
                 del failures[name]
             except AnswerRejected as why:
                 failures[name] = f"{reason}; the model's answer was not used: {why}"
@@ -122,8 +118,9 @@ def translate_group(modules: list[BinaryModule], work_dir: Path, lld: Path, offl
     recorded = {k.name: k for m in modules for k in m.kernels}
     kernels = []
     for name in kernel_names:
-        function = next(f for p in programs if (f := p.function(name)) is not None and f.body is not None)
-        offsets, sizes, param_size = param_layout(function)
+        index, function = next((i, f) for i, p in enumerate(programs)
+                               if (f := p.function(name)) is not None and f.body is not None)
+        offsets, sizes, param_size = ptx_parameter_layout(function, archs[index])
         cubin = recorded.get(name)
         if cubin is not None and cubin.params and (tuple(p.offset for p in cubin.params) != offsets
                                                    or cubin.param_size != param_size):

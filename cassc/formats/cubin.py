@@ -26,6 +26,7 @@ EIATTR_KPARAM_INFO = 0x17
 EIATTR_CBANK_PARAM_SIZE = 0x19
 EIATTR_REGCOUNT = 0x2F
 STO_CUDA_ENTRY = 0x10  # st_other of a kernel's symbol
+STO_CUDA_MANAGED = 0x04  # st_other of a __managed__ variable's symbol
 STT_CUDA_OBJECT = 13  # the symbol type of variables (constant, global) in relocatable (-rdc) cubins
 
 KPARAM_INFO = struct.Struct("<IHHI")  # index, ordinal, offset, info

@@ -101,10 +101,11 @@ def rewrite_source(text: str, tables: RenameTables) -> RewriteResult:
             renamed += 1
             includes.append(Include(hip_header, False, line, header))
             start = match.start("open") - match.start()
+            companions = "".join(f"\n#include <{companion}>" for companion in tables.companion_headers(header))
             defines = "".join(f"\n#ifndef {macro}\n#define {macro}\n#endif"
                               for macro in tables.header_macros.get(header, ()))
-            resume = f"\n#line {line + 1}" if defines else ""
-            return match.group(0)[:start] + f"<{hip_header}>" + defines + resume
+            resume = f"\n#line {line + 1}" if companions or defines else ""
+            return match.group(0)[:start] + f"<{hip_header}>" + companions + defines + resume
         return match.group(0)
 
     new_text = _TOKENS.sub(replace, text)

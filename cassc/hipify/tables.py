@@ -16,6 +16,7 @@ TABLE_DIR = Path(__file__).parent / "tables"
 # cassc's own headers, which headers.tsv names as `cassc/<name>.h`: HIP's header plus what it lacks.
 COMPAT_INCLUDE_DIR = Path(__file__).parent.parent / "data" / "include"
 HEADER_TABLE = "headers.tsv"
+RUNTIME_CUDA_HEADER = "cuda_runtime.h"  # nvcc pre-includes it in every CUDA unit
 LINK_LIBRARY_TABLE = "link-libraries.tsv"
 PACKAGE_TABLE = "packages.tsv"
 INLINE_PTX_TABLE = "inline-ptx.tsv"  # read by inline_ptx.py
@@ -40,6 +41,21 @@ class RenameTables:
     sources: dict[str, str]  # CUDA name -> table file it came from
     packages: tuple[LibraryPackage, ...] = ()
     header_macros: dict[str, tuple[str, ...]] = field(default_factory=dict)  # see header_macros()
+
+    def companion_headers(self, cuda_header: str) -> tuple[str, ...]:
+        """The HIP headers to include beside `cuda_header`'s own: those of the CUDA headers it includes in turn
+        (cublas_api.h includes cuda_fp16.h and cuda_bf16.h, so `__nv_bfloat16` is declared after
+        `#include <cublas_v2.h>`), leaving out what cuda_runtime.h includes (nvcc pre-includes it in every CUDA
+        unit, as cassc does HIP's runtime header) and what maps to `cuda_header`'s own HIP header. A CUDA header
+        includes another exactly when it leaves every macro the other leaves (header-macros.tsv)."""
+        own = self.header_macros.get(cuda_header)
+        if not own:
+            return ()
+        defined, runtime = set(own), set(self.header_macros.get(RUNTIME_CUDA_HEADER, ()))
+        found = (self.headers[other] for other, macros in sorted(self.header_macros.items())
+                 if other != cuda_header and other in self.headers and defined >= set(macros)
+                 and not runtime >= set(macros))
+        return tuple(dict.fromkeys(h for h in found if h != self.headers.get(cuda_header)))
 
     def package_for(self, cuda_header: str) -> LibraryPackage | None:
         return next((p for p in self.packages if cuda_header.startswith(p.include_prefix)), None)

@@ -58,6 +58,7 @@ class MissingPackage:
     package: LibraryPackage
     header: str
     location: str  # user file:line
+    included: str  # the header the rewritten #include names (HIP's), which the compiler reports not found
 
     def message(self, install_hint: str) -> str:
         return f"{self.location}: needs {self.package.name} (for {self.header}): {install_hint}"
@@ -158,7 +159,7 @@ def hipify_unit(
                 pending.append((found, None))
             package = tables.package_for(include.spelled) if found is None else None
             if package and not any((d / package.probe_header).is_file() for d in library_include_dirs):
-                missing.append(MissingPackage(package, include.spelled, f"{name}:{include.line}"))
+                missing.append(MissingPackage(package, include.spelled, f"{name}:{include.line}", include.header))
 
     # Whether a name is the program's own overload is a property of the whole unit: its definition may
     # sit in a header, its calls in the source.

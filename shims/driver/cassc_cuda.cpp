@@ -295,17 +295,7 @@ std::string guid_text(const unsigned char *id) {
 // In front of NVIDIA's driver: the forwards (generated with the table) call cassc_driver_real.
 namespace {
 
-void *real_driver() {
-  static void *handle = [] {
-    const char *path = std::getenv("CASSC_REAL_LIBCUDA");
-    void *opened = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-    if (!opened)
-      std::fprintf(stderr, "cassc driver: cannot open NVIDIA's driver (CASSC_REAL_LIBCUDA=%s): %s\n",
-                   path ? path : "(unset)", path ? dlerror() : "set it to NVIDIA's libcuda.so.1");
-    return opened;
-  }();
-  return handle;
-}
+void *real_driver() { return cassc::nvidia_driver("cassc driver"); }
 
 // NVIDIA's answer for the same question, to check cassc's table against: the symbol cassc chose must be the
 // function NVIDIA's driver chooses.

@@ -52,17 +52,7 @@ void log_line(const char *format, ...) {
   std::fclose(file);
 }
 
-void *real_driver() {
-  static void *handle = [] {
-    const char *path = std::getenv("CASSC_REAL_LIBCUDA");
-    void *opened = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-    if (!opened)
-      std::fprintf(stderr, "cassc check: cannot open NVIDIA's driver (CASSC_REAL_LIBCUDA=%s): %s\n",
-                   path ? path : "(unset)", path ? dlerror() : "set it to NVIDIA's libcuda.so.1");
-    return opened;
-  }();
-  return handle;
-}
+void *real_driver() { return cassc::nvidia_driver("cassc check"); }
 
 void *real(const char *name) {
   void *driver = real_driver();

@@ -5,6 +5,8 @@
 // (libcuda_check.cpp) and cassc's libcuda built in front of NVIDIA's (shims/driver, CASSC_DRIVER_OVER_NVIDIA).
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,20 @@
 #include "../runtime/fatbin_digest.h"
 
 namespace cassc {
+
+// NVIDIA's libcuda.so.1, opened once from CASSC_REAL_LIBCUDA; null (said once on stderr, prefixed by `who`)
+// when it cannot be opened, so each entry point answers with the driver's own error instead of crashing.
+inline void *nvidia_driver(const char *who) {
+  static void *handle = [who] {
+    const char *path = std::getenv("CASSC_REAL_LIBCUDA");
+    void *opened = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+    if (!opened)
+      std::fprintf(stderr, "%s: cannot open NVIDIA's driver (CASSC_REAL_LIBCUDA=%s): %s\n", who,
+                   path ? path : "(unset)", path ? dlerror() : "set it to NVIDIA's libcuda.so.1");
+    return opened;
+  }();
+  return handle;
+}
 
 // The replacement container for the container `image` is or points at, loaded once; null when there is none
 // (a container without kernels, or one the translator did not translate: the driver gets the original).

@@ -95,6 +95,15 @@ struct Variable {
   void *device = nullptr;
 };
 
+// A __managed__ variable nvcc's code registered: its host shadow is a pointer (`static T *name`), which
+// nvcc's host code dereferences after __cudaInitModule.
+struct ManagedVariable {
+  std::string name;
+  size_t size = 0;
+  void **host_pointer = nullptr;
+  bool bound = false;
+};
+
 struct LaunchConfiguration {
   dim3 grid, block;
   size_t shared;
@@ -109,6 +118,8 @@ struct State {
   std::map<const void *, std::string> host_stubs;  // host stub -> device name
   std::map<std::string, Kernel> kernels;
   std::map<const void *, Variable> variables;  // host shadow -> device variable
+  std::vector<ManagedVariable> managed;
+  bool managed_pending = false;  // some registered __managed__ variable has no memory yet
 };
 
 State &state() {
@@ -159,9 +170,43 @@ const cassc_kernel_layout *layout_for(const void *host_stub) {
   return translated ? translated->second : nullptr;
 }
 
+// Gives each registered __managed__ variable its memory, once the translated code holding it is registered:
+// hipMallocManaged memory holding the variable's initial value (`name.managed` in the code object), its
+// address written into the pointer the device code reads it through (`name`) and into nvcc's host shadow, as
+// HIP's runtime does for HIP clang's __managed__ variables (__hipRegisterManagedVar). `required`: a variable
+// found in no registered code is an error (the host is about to read it).
+void bind_managed_locked(State &s, bool required) {
+  if (!s.managed_pending) return;
+  s.managed_pending = false;
+  for (ManagedVariable &variable : s.managed) {
+    if (variable.bound) continue;
+    for (const cassc_image *image : s.images) {
+      hipModule_t module = module_of(s, image);
+      hipDeviceptr_t slot = nullptr, initial = nullptr;
+      size_t bytes = 0;
+      if (hipModuleGetGlobal(&slot, &bytes, module, variable.name.c_str()) != hipSuccess ||
+          hipModuleGetGlobal(&initial, &bytes, module, (variable.name + ".managed").c_str()) != hipSuccess)
+        continue;
+      void *memory = nullptr;
+      if (hipMallocManaged(&memory, variable.size, hipMemAttachGlobal) != hipSuccess ||
+          hipMemcpy(memory, initial, variable.size, hipMemcpyDefault) != hipSuccess ||
+          hipMemcpy(slot, &memory, sizeof memory, hipMemcpyHostToDevice) != hipSuccess)
+        fatal("cannot allocate managed memory for __managed__ variable", variable.name);
+      *variable.host_pointer = memory;
+      variable.bound = true;
+      break;
+    }
+    if (!variable.bound) {
+      if (required) fatal("__managed__ variable not found in the translated code", variable.name);
+      s.managed_pending = true;
+    }
+  }
+}
+
 Kernel *kernel_for(const void *host_stub) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
+  bind_managed_locked(s, false);
   auto translated = translated_locked(s, host_stub);
   if (!translated) return nullptr;
   Kernel &kernel = s.kernels[translated->second->name];
@@ -177,7 +222,16 @@ Variable *variable_for(const void *host_shadow) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
   auto found = s.variables.find(host_shadow);
-  if (found == s.variables.end()) return nullptr;
+  if (found == s.variables.end()) {
+    // A __managed__ variable as a symbol (cudaMemcpyToSymbol(counter, ...)): nvcc's host code names it by its
+    // memory, which the variable's registration bound (bind_managed_locked).
+    bind_managed_locked(s, false);
+    for (const ManagedVariable &managed : s.managed)
+      if (managed.bound && *managed.host_pointer == host_shadow)
+        return &s.variables.emplace(host_shadow, Variable{managed.name, managed.size, *managed.host_pointer})
+                    .first->second;
+    return nullptr;
+  }
   Variable &variable = found->second;
   if (variable.device) return &variable;
   for (const cassc_image *image : s.images) {
@@ -310,7 +364,13 @@ void __cassc_register_linked(void (*callback)(void **), void *wrapper) { callbac
 
 void __cudaRegisterFatBinaryEnd(void **) {}
 void __cudaUnregisterFatBinary(void **) {}
-char __cudaInitModule(void **) { return 1; }
+// nvcc's host code calls this (through __nv_init_managed_rt) before it first reads a __managed__ variable.
+char __cudaInitModule(void **) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  bind_managed_locked(s, true);
+  return 1;
+}
 
 void __cudaRegisterFunction(void **, const char *host_stub, char *, const char *device_name, int, uint3 *, uint3 *,
                             dim3 *, dim3 *, int *) {
@@ -328,8 +388,12 @@ void __cudaRegisterVar(void **, char *host_shadow, char *, const char *device_na
 // Host variables of the texture and surface reference API (removed in CUDA 12): nothing to register.
 void __cudaRegisterHostVar(void **, const char *, char *, size_t) {}
 
-void __cudaRegisterManagedVar(void **, void **, char *, const char *device_name, int, size_t, int, int) {
-  fatal("__managed__ variables in nvcc-built objects are not supported yet", device_name);
+void __cudaRegisterManagedVar(void **, void **host_pointer, char *, const char *device_name, int, size_t size, int,
+                              int) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.managed.push_back(ManagedVariable{device_name, size, host_pointer, false});
+  s.managed_pending = true;
 }
 
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, void *stream) {

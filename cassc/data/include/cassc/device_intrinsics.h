@@ -65,6 +65,10 @@ __device__ static inline void __nanosleep(unsigned int ns) {
   for (unsigned int slept = 0; slept < ns && slept < 1000000u; slept += 32u) __builtin_amdgcn_s_sleep(1);
 }
 
+/* CUDA's __trap ends the kernel with an error the host sees at its next synchronisation; the trap instruction
+   does the same on AMD GPUs (the queue reports it, the launch fails). */
+__device__ static inline __attribute__((noreturn)) void __trap(void) { __builtin_trap(); }
+
 /* sm_70's 16-bit compare-and-swap: the compare-and-swap loop on the word that holds it. */
 __device__ static inline unsigned short int atomicCAS(unsigned short int* address, unsigned short int compare,
                                                       unsigned short int value) {
