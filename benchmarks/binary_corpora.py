@@ -184,7 +184,13 @@ def stand_in(arguments: list[str]) -> int:
             shutil.copyfile(output, f"{output}.gfx1100")
         at = link.index(output) - 1 if output in link else len(link)
         link = link[:at] + link[at + 2:]  # the variants' own -o follows
-        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True)
+        # nvcc links the driver library (-lcuda) from LIBRARY_PATH: here, where no driver is installed, the toolkit's
+        # link stub, whose soname the GPU machine's driver answers to.
+        stubs = Path(nvcc).resolve().parent.parent / "lib64" / "stubs"
+        nvcc_env = {**os.environ, "LIBRARY_PATH": os.pathsep.join(filter(None, [os.environ.get("LIBRARY_PATH"),
+                                                                                str(stubs)]))}
+        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True,
+                                  env=nvcc_env)
         objects = [a for a in link if a.endswith(".o") and Path(a).is_file()]
         replaced, why = [], []
         for index, obj in enumerate(objects):
@@ -194,7 +200,7 @@ def stand_in(arguments: list[str]) -> int:
             if reason:
                 why.append(f"{Path(obj).name}: {reason}")
         relinked = subprocess.run([nvcc, *[replaced[objects.index(a)] if a in objects else a for a in link],
-                                   "-o", f"{output}.roundtrip"], capture_output=True, text=True)
+                                   "-o", f"{output}.roundtrip"], capture_output=True, text=True, env=nvcc_env)
         entry["round_trip"] = original.returncode == 0 and relinked.returncode == 0 and not why
         entry["round_trip_note"] = "; ".join(why)[:400] or relinked.stderr.strip()[:300]
         if deferred and original.returncode == 0:
@@ -495,15 +501,16 @@ def pack_rodinia(work: Path, out: Path, data_git: Path | None) -> list[dict[str,
         return []
     shutil.copyfile(REPO_ROOT / "benchmarks" / "corpus_inputs.py", out / "corpus_inputs.py")
     write_rodinia(out / "rodinia-data", data_git)
-    tree = work / "rodinia-tree"
     jobs: list[dict[str, object]] = []
     for program, entry in json.loads(state_path.read_text()).items():
         runs = RODINIA.get(program, {})
         for output in entry.get("outputs", []):
-            found = [(e, spec) for e, spec in runs.items() if (tree / spec.directory / e).resolve() == Path(output)]
+            # The tree it was built in: the output's path less the run script's directory and executable.
+            found = [(e, spec) for e, spec in runs.items() if output.endswith(f"/{spec.directory}/{e}")]
             if not found or not Path(f"{output}.original").is_file():
                 continue
             executable, spec = found[0]
+            tree = Path(output.removesuffix(f"/{spec.directory}/{executable}"))
             name = f"rodinia/{program}".replace("/", "__") + (f"@{Path(executable).name}" if len(runs) > 1 else "")
             target = out / name
             (target / "own").mkdir(parents=True)
