@@ -58,6 +58,13 @@ ARCH_OPTIONS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-
 COMPILE_ONLY = {"-c", "--compile", "-E", "--preprocess", "-M", "-MM", "-ptx", "--ptx", "-cubin", "--cubin",
                 "-fatbin", "--fatbin", "-dryrun", "--dryrun", "--version", "-V", "-dlink", "--device-link",
                 "-lib", "--lib", "-cuda", "--cuda", "--help", "-h", "-odir"}
+# The nvcc that compiles and links for the build (`build --cuda`: an older toolkit for programs using API CUDA 13
+# removed); the round trip's ptxas and fatbinary stay CUDA 13's, whose PTX ISA the NVPTX lowering writes.
+NVCC_VARIABLE = "CASSC_CORPORA_NVCC"
+# `build --defer-link`: record each cassc link (arguments, directory) instead of running it, for `link` to run
+# later, elsewhere (nvcc's compiles and the round trip on a machine with many cores, the links where cassc's
+# AMD toolchain is); the round trip and nvcc's own link still run.
+DEFER_VARIABLE = "CASSC_CORPORA_DEFER_LINK"
 STAND_IN = """#!/bin/sh
 exec {python} {script} nvcc "$@"
 """
@@ -113,8 +120,11 @@ def round_trip_object(obj: Path, into: Path) -> str | None:
     for module in modules:
         if module.images[0].section != ".nv_fatbin":
             return "relocatable device code"
-        parsed = parse_ptx(module.best_ptx() or "")
-        lifted = lift_module(parsed, NVPTX, data_layout(NVPTX))
+        try:  # a module-wide refusal (a `__managed__` variable, say) is the round trip's failure, as a kernel's
+            parsed = parse_ptx(module.best_ptx() or "")
+            lifted = lift_module(parsed, NVPTX, data_layout(NVPTX))
+        except CasscError as error:
+            return str(error)
         if lifted.failures:
             return "; ".join(lifted.failures.values())[:300]
         stem = into.with_suffix("")
@@ -132,8 +142,13 @@ def round_trip_object(obj: Path, into: Path) -> str | None:
     return None
 
 
+def cassc_link(link: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "import sys; from cassc.cli import main; sys.exit(main())", *link],
+                          cwd=cwd, capture_output=True, text=True, errors="replace")
+
+
 def stand_in(arguments: list[str]) -> int:
-    nvcc = str(CUDA / "bin" / "nvcc")
+    nvcc = os.environ.get(NVCC_VARIABLE, str(CUDA / "bin" / "nvcc"))
     arguments = [*without_arch(arguments), f"-arch={ARCH}"]
     inputs = [a for a in arguments if SOURCE.search(a) or INPUT.search(a)]
     if COMPILE_ONLY & set(arguments) or not inputs:
@@ -154,16 +169,28 @@ def stand_in(arguments: list[str]) -> int:
             link.append(str(obj))
         else:
             link.append(argument)
-    done = subprocess.run([sys.executable, "-c", "import sys; from cassc.cli import main; sys.exit(main())", *link],
-                          capture_output=True, text=True, errors="replace")
-    sys.stderr.write(done.stderr)
-    entry: dict[str, object] = {"output": str(Path(output).resolve()), "linked": done.returncode == 0
-                                and Path(output).is_file(), "error": done.stderr.strip()[-1500:]}
-    if os.environ.get("CASSC_CORPORA_ROUND_TRIP") and entry["linked"]:
-        shutil.copyfile(output, f"{output}.gfx1100")
+    deferred = bool(os.environ.get(DEFER_VARIABLE))
+    entry: dict[str, object] = {"output": str(Path(output).resolve())}
+    if deferred:
+        entry.update(linked=None, error="", cwd=os.getcwd(), link=link)
+        returncode = 0
+    else:
+        done = cassc_link(link)
+        sys.stderr.write(done.stderr)
+        entry.update(linked=done.returncode == 0 and Path(output).is_file(), error=done.stderr.strip()[-1500:])
+        returncode = done.returncode
+    if os.environ.get("CASSC_CORPORA_ROUND_TRIP") and entry["linked"] is not False:
+        if entry["linked"]:
+            shutil.copyfile(output, f"{output}.gfx1100")
         at = link.index(output) - 1 if output in link else len(link)
         link = link[:at] + link[at + 2:]  # the variants' own -o follows
-        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True)
+        # nvcc links the driver library (-lcuda) from LIBRARY_PATH: here, where no driver is installed, the toolkit's
+        # link stub, whose soname the GPU machine's driver answers to.
+        stubs = Path(nvcc).resolve().parent.parent / "lib64" / "stubs"
+        nvcc_env = {**os.environ, "LIBRARY_PATH": os.pathsep.join(filter(None, [os.environ.get("LIBRARY_PATH"),
+                                                                                str(stubs)]))}
+        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True,
+                                  env=nvcc_env)
         objects = [a for a in link if a.endswith(".o") and Path(a).is_file()]
         replaced, why = [], []
         for index, obj in enumerate(objects):
@@ -173,23 +200,29 @@ def stand_in(arguments: list[str]) -> int:
             if reason:
                 why.append(f"{Path(obj).name}: {reason}")
         relinked = subprocess.run([nvcc, *[replaced[objects.index(a)] if a in objects else a for a in link],
-                                   "-o", f"{output}.roundtrip"], capture_output=True, text=True)
+                                   "-o", f"{output}.roundtrip"], capture_output=True, text=True, env=nvcc_env)
         entry["round_trip"] = original.returncode == 0 and relinked.returncode == 0 and not why
         entry["round_trip_note"] = "; ".join(why)[:400] or relinked.stderr.strip()[:300]
+        if deferred and original.returncode == 0:
+            shutil.copyfile(f"{output}.original", output)  # the build goes on as it would after its link
     record(entry)
-    shutil.rmtree(scratch, ignore_errors=True)
-    return done.returncode
+    if deferred:  # the objects the link line compiled stay for `link`; the round trip's copies go
+        for made in scratch.glob("rt*"):
+            made.unlink()
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return returncode
 
 
 # ------------------------------------------------------------------------------------------------
 # building a corpus
 
-def environment(work: Path, round_trip: bool) -> dict[str, str]:
+def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: bool = False) -> dict[str, str]:
     home = work / "cuda-home"
     (home / "bin").mkdir(parents=True, exist_ok=True)
     for name in ("include", "lib64", "nvvm"):
         if not (home / name).exists():
-            (home / name).symlink_to(CUDA / name)
+            (home / name).symlink_to(cuda / name)
     script = home / "bin" / "nvcc"
     script.write_text(STAND_IN.format(python=sys.executable, script=Path(__file__).resolve()))
     script.chmod(0o755)
@@ -199,6 +232,10 @@ def environment(work: Path, round_trip: bool) -> dict[str, str]:
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     if round_trip:
         env["CASSC_CORPORA_ROUND_TRIP"] = "1"
+    if cuda != CUDA:
+        env[NVCC_VARIABLE] = str(cuda / "bin" / "nvcc")
+    if defer_link:
+        env[DEFER_VARIABLE] = "1"
     return env
 
 
@@ -214,8 +251,8 @@ def hecbench_sample(root: Path, size: int, seed: int, failing: set[str]) -> dict
 
 
 def build(args: argparse.Namespace) -> None:
-    from corpora_build import (BOOK_GL_HELPERS, build_parboil_with, build_shoc, book_programs,  # noqa: F401
-                               parboil_programs, shoc_programs)
+    from corpora_build import BOOK_GL_HELPERS, build_shoc, book_programs, parboil_programs, rodinia_programs, \
+        shoc_programs
     from hecbench_build import first_error
 
     work = args.work.resolve()
@@ -223,18 +260,20 @@ def build(args: argparse.Namespace) -> None:
     root = args.checkout.resolve()
     state_path = work / f"{args.corpus}.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    env = environment(work, args.round_trip)
+    env = environment(work, args.round_trip, args.cuda.resolve(), args.defer_link)
     tree = work / f"{args.corpus}-tree"
     if not tree.exists():
         ignore = shutil.ignore_patterns(".git")
         if args.corpus == "hecbench":
             (tree / "src").mkdir(parents=True)
-            for extra in ("include", "data"):
-                if (root / "src" / extra).exists():
-                    (tree / "src" / extra).symlink_to(root / "src" / extra)
+            # Every benchmark's directory as a link (Makefiles read their siblings': ../sptrsv-sycl/main.cpp,
+            # -I../blockAccess-cuda), include/ and data/ too; the one built is a copy of its own.
+            for entry in (root / "src").iterdir():
+                (tree / "src" / entry.name).symlink_to(entry)
         else:
             shutil.copytree(root, tree, symlinks=True, ignore=ignore)
-    programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs}.get(args.corpus)
+    programs = {"book": book_programs, "parboil": parboil_programs, "shoc": shoc_programs,
+                "rodinia": rodinia_programs}.get(args.corpus)
     if programs:
         chosen = programs(tree)
     else:
@@ -274,8 +313,13 @@ def build(args: argparse.Namespace) -> None:
             command = ["make", "-j1", "-f", str(tree / "common" / "mk" / "Makefile"), "default",
                        f"SRCDIR=src/{version}", f"BUILDDIR={builddir}", f"BIN={builddir}/{benchmark}.x",
                        f"PARBOIL_ROOT={tree}", "PLATFORM=default", f"BUILD={version}", f"CUDAHOME={env['CUDA_PATH']}"]
+        elif args.corpus == "rodinia":
+            cwd = tree / "cuda" / program
+            command = ["make", "-j1", f"CUDA_DIR={env['CUDA_PATH']}"]
         else:
             cwd = tree / "src" / program
+            if cwd.is_symlink():
+                cwd.unlink()
             shutil.rmtree(cwd, ignore_errors=True)
             shutil.copytree(directory, cwd, symlinks=True)
             command = ["make", "-j1", "CC=nvcc", f"ARCH={ARCH}"]
@@ -291,7 +335,7 @@ def build(args: argparse.Namespace) -> None:
                  "error": next((e["error"] for e in links if not e["linked"]), "" if links else first_error(output)
                                or output[-300:])[-600:],
                  "outputs": [e["output"] for e in links], "round_trip": bool(links) and all(
-                     e.get("round_trip") for e in links),
+                     e.get("round_trip") for e in links), "links": [e for e in links if e["linked"] is None],
                  "round_trip_note": "; ".join(e.get("round_trip_note", "") for e in links if e.get("round_trip_note"))}
         state[program] = entry
         state_path.write_text(json.dumps(state, indent=1))
@@ -300,8 +344,47 @@ def build(args: argparse.Namespace) -> None:
               f"rc {rc}", file=sys.stderr, flush=True)
 
 
+def link(args: argparse.Namespace) -> None:
+    """The cassc links `build --defer-link` recorded (possibly on another machine: its work directory copied to
+    the same path here), each where the build ran it."""
+    for state_path in sorted(args.work.glob("*.json")):
+        state = json.loads(state_path.read_text())
+        for program, entry in state.items():
+            if not entry.get("links") or not re.search(args.only, program):
+                continue
+            errors = []
+            for recorded in entry["links"]:
+                output = Path(recorded["output"])
+                output.unlink(missing_ok=True)  # the build's stand-in put nvcc's link there
+                done = cassc_link([*recorded["link"], *map(str, args.extra_object)], Path(recorded["cwd"]))
+                if done.returncode != 0 or not output.is_file():
+                    errors.append(done.stderr.strip()[-1500:] or f"exit {done.returncode}")
+            entry.update(linked=not errors, error=(errors[0] if errors else "")[-600:], links=[])
+            state_path.write_text(json.dumps(state, indent=1))
+            print(f"[{state_path.stem}] {program}: linked {'yes' if not errors else 'no ' + errors[0][-160:]}",
+                  file=sys.stderr, flush=True)
+
+
 # ------------------------------------------------------------------------------------------------
 # the GPU round trip and the report
+
+# In place of a round trip that could not be built (a kernel the lifter refused, ptxas's error): the original still
+# runs, and the program counts among those whose round trip differs.
+NO_ROUND_TRIP = """#!/bin/sh
+echo 'no round trip: {why}' >&2
+exit 127
+"""
+
+
+def place_variant(built: Path, target: Path, entry: dict) -> None:
+    if target.name.startswith("roundtrip") and not entry.get("round_trip"):
+        why = (entry.get("round_trip_note") or "not built").replace("'", "")[:300]
+        target.write_text(NO_ROUND_TRIP.format(why=why))
+    else:
+        shutil.copyfile(built, target)
+        subprocess.run(["strip", target.name], cwd=target.parent, capture_output=True)
+    target.chmod(0o755)
+
 
 def pack(args: argparse.Namespace) -> None:
     from binary_path import DEVICE_SCRIPT, data_files, run_arguments
@@ -316,7 +399,7 @@ def pack(args: argparse.Namespace) -> None:
         if not state_path.exists():
             continue
         for program, entry in json.loads(state_path.read_text()).items():
-            if not entry.get("round_trip") or len(entry["outputs"]) != 1:
+            if len(entry.get("outputs", [])) != 1 or not Path(f"{entry['outputs'][0]}.original").is_file():
                 continue
             executable = Path(entry["outputs"][0])
             if corpus == "book" and BOOK_GL_HELPERS.search(executable.with_suffix(".cu").read_text(errors="replace")):
@@ -331,9 +414,7 @@ def pack(args: argparse.Namespace) -> None:
             target = out / name
             target.mkdir()
             for variant in ("original", "roundtrip"):
-                shutil.copyfile(f"{executable}.{variant}", target / variant)
-                (target / variant).chmod(0o755)
-                subprocess.run(["strip", variant], cwd=target)
+                place_variant(Path(f"{executable}.{variant}"), target / variant, entry)
             if corpus == "hecbench":
                 for path, place in data_files(args.hecbench / "src" / program, arguments).items():
                     destination = out / name / place.relative_to(program) if place.parts[0] == program \
@@ -342,7 +423,8 @@ def pack(args: argparse.Namespace) -> None:
                     if not destination.exists():
                         shutil.copyfile(path, destination)
             jobs.append({"name": name, "args": arguments})
-    jobs = pack_parboil(args.work, out) + jobs  # Parboil's few short runs first: a deadline cuts the queue's end
+    jobs = pack_parboil(args.work, out) + pack_rodinia(args.work, out, args.rodinia_data) + jobs  # the short runs
+    # first: a deadline cuts the queue's end
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
@@ -376,7 +458,8 @@ def pack_parboil(work: Path, out: Path) -> list[dict[str, object]]:
     jobs: list[dict[str, object]] = []
     for program, entry in json.loads(state_path.read_text()).items():
         benchmark = program.split("/")[0]
-        if not entry.get("round_trip") or len(entry["outputs"]) != 1 or benchmark not in PARBOIL:
+        if len(entry.get("outputs", [])) != 1 or benchmark not in PARBOIL \
+                or not Path(f"{entry['outputs'][0]}.original").is_file():
             continue
         spec = parboil_run(program)
         name = f"parboil/{program}".replace("/", "__")
@@ -384,13 +467,63 @@ def pack_parboil(work: Path, out: Path) -> list[dict[str, object]]:
         target.mkdir()
         (target / "input").symlink_to(Path("..") / "parboil-inputs" / benchmark / "input")
         for variant in ("original", "roundtrip"):
-            shutil.copyfile(f"{entry['outputs'][0]}.{variant}", target / f"{variant}.bin")
-            (target / f"{variant}.bin").chmod(0o755)
-            subprocess.run(["strip", f"{variant}.bin"], cwd=target, capture_output=True)
+            place_variant(Path(f"{entry['outputs'][0]}.{variant}"), target / f"{variant}.bin", entry)
             (target / variant).write_text(PARBOIL_RUN.format(args=spec.args, variant=variant, timer=PARBOIL_TIMER_LINE,
                                                              shows=" ".join(spec.shows)))
             (target / variant).chmod(0o755)
         jobs.append({"name": name, "args": []})
+    return jobs
+
+
+RODINIA_RUN = """#!/bin/sh
+# Rodinia's run in a tree of its own per variant, laid out as the corpus is (data/ beside cuda/: the relative paths
+# its programs and run scripts name resolve), the files it reads from its own directory beside it; its result
+# files shown after its output.
+here=$(pwd)
+rm -rf run-{variant} && mkdir -p run-{variant}/{directory}
+ln -s ../../rodinia-data/data run-{variant}/data
+cp -r own/. run-{variant}/{directory}/
+cd run-{variant}/{directory}
+"$here/{variant}.bin" {args}
+rc=$?
+[ -z "{shows}" ] || python3 "$here/../corpus_inputs.py" show {shows}
+exit $rc
+"""
+
+
+def pack_rodinia(work: Path, out: Path, data_git: Path | None) -> list[dict[str, object]]:
+    """Rodinia's round-trip pairs, each executable with its run script's arguments (corpus_inputs.RODINIA) on the
+    data corpus_inputs.py writes here (from a public copy of Rodinia's data directory, `data_git`)."""
+    from corpus_inputs import RODINIA, write_rodinia
+
+    state_path = work / "rodinia.json"
+    if not state_path.exists() or data_git is None:
+        return []
+    shutil.copyfile(REPO_ROOT / "benchmarks" / "corpus_inputs.py", out / "corpus_inputs.py")
+    write_rodinia(out / "rodinia-data", data_git)
+    jobs: list[dict[str, object]] = []
+    for program, entry in json.loads(state_path.read_text()).items():
+        runs = RODINIA.get(program, {})
+        for output in entry.get("outputs", []):
+            # The tree it was built in: the output's path less the run script's directory and executable.
+            found = [(e, spec) for e, spec in runs.items() if output.endswith(f"/{spec.directory}/{e}")]
+            if not found or not Path(f"{output}.original").is_file():
+                continue
+            executable, spec = found[0]
+            tree = Path(output.removesuffix(f"/{spec.directory}/{executable}"))
+            name = f"rodinia/{program}".replace("/", "__") + (f"@{Path(executable).name}" if len(runs) > 1 else "")
+            target = out / name
+            (target / "own").mkdir(parents=True)
+            for file in (tree / spec.directory).glob("*"):  # what it reads beside itself (nn's filelist_4)
+                if file.is_file() and file.stat().st_size < 1_000_000 and not SOURCE.search(file.name) \
+                        and not INPUT.search(file.name) and os.access(file, os.X_OK) is False:
+                    shutil.copyfile(file, target / "own" / file.name)
+            for variant in ("original", "roundtrip"):
+                place_variant(Path(f"{output}.{variant}"), target / f"{variant}.bin", entry)
+                (target / variant).write_text(RODINIA_RUN.format(variant=variant, directory=spec.directory,
+                                                                 args=spec.args, shows=" ".join(spec.shows)))
+                (target / variant).chmod(0o755)
+            jobs.append({"name": name, "args": []})
     return jobs
 
 
@@ -405,7 +538,7 @@ def report(args: argparse.Namespace) -> None:
     rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / original ran |",
             "|---|---|---|---|---|"]
     failures = []
-    for corpus in ("book", "parboil", "shoc", "hecbench"):
+    for corpus in ("book", "parboil", "shoc", "rodinia", "hecbench"):
         state_path = args.work / f"{corpus}.json"
         if corpus == "shoc" and not state_path.exists() and args.shoc is not None:
             from corpora_build import shoc_programs
@@ -419,15 +552,20 @@ def report(args: argparse.Namespace) -> None:
         linked = [p for p in built if state[p]["linked"]]
         same = ran = 0
         for program in linked:
-            name = f"{corpus}/{program}".replace("/", "__")
-            original, round_trip = runs.get(name, {}).get("original"), runs.get(name, {}).get("roundtrip")
-            if not original or original.get("rc") != 0:
+            base = f"{corpus}/{program}".replace("/", "__")
+            pairs = [runs[n] for n in runs if n == base or n.startswith(f"{base}@")]  # one per executable
+            if not pairs or any(p.get("original", {}).get("rc") != 0 for p in pairs):
                 continue
             ran += 1
-            if round_trip and round_trip.get("rc") == 0 and same_output(original["stdout"], round_trip["stdout"]):
+            # A program that prints its own name (argv[0]) prints the variant's: the name is no difference.
+            differing = [p["roundtrip"] for p in pairs if p["roundtrip"].get("rc") != 0 or not same_output(
+                p["original"]["stdout"], p["roundtrip"]["stdout"].replace("./roundtrip", "./original"))]
+            if not differing:
                 same += 1
             else:
-                failures.append(f"- {corpus} {program}: round trip differs (exit {round_trip and round_trip.get('rc')})")
+                why = (differing[0].get("stderr") or "").strip().splitlines()[-1:] or [""]
+                failures.append(f"- {corpus} {program}: round trip differs (exit {differing[0].get('rc')}) "
+                                f"{why[0][:160]}")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
         packed = any(name.startswith(f"{corpus}__") for name in runs)
         trip = f"{same} / {ran}" if packed else "not run"
@@ -452,7 +590,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     building = commands.add_parser("build")
-    building.add_argument("corpus", choices=["book", "parboil", "shoc", "hecbench"])
+    building.add_argument("corpus", choices=["book", "parboil", "shoc", "rodinia", "hecbench"])
     building.add_argument("checkout", type=Path)
     building.add_argument("--work", type=Path, required=True)
     building.add_argument("--round-trip", action="store_true")
@@ -466,17 +604,28 @@ def main() -> None:
     building.add_argument("--only", default="", help="the programs whose name this regular expression finds")
     building.add_argument("--part", default="1/1", help="I/N: every N-th program from the I-th (builds side by side, "
                           "each with its own --work; their states merge by program)")
+    building.add_argument("--cuda", type=Path, default=CUDA, help="the toolkit whose nvcc compiles and links "
+                          "(an older one for API CUDA 13 removed); the round trip's ptxas stays CUDA 13's")
+    building.add_argument("--defer-link", action="store_true", help="record cassc's links for `link` instead of "
+                          "running them (nvcc's builds and the round trip where the cores are)")
+    linking = commands.add_parser("link")
+    linking.add_argument("--work", type=Path, required=True)
+    linking.add_argument("--only", default="", help="the programs whose name this regular expression finds")
+    linking.add_argument("--extra-object", type=Path, action="append", default=[], help="an object added to every "
+                         "link (glibc_c23_compat.c's, for host objects compiled against a newer glibc than here)")
     packing = commands.add_parser("pack")
     packing.add_argument("--work", type=Path, required=True)
     packing.add_argument("--out", type=Path, required=True)
     packing.add_argument("--hecbench", type=Path, default=Path("/work/corpora/hecbench"))
+    packing.add_argument("--rodinia-data", type=Path, help="the git directory of a public copy of Rodinia's data "
+                         "(corpus_inputs.py's RODINIA_DATA_REPOSITORY)")
     reporting = commands.add_parser("report")
     reporting.add_argument("--work", type=Path, required=True)
     reporting.add_argument("--device-results", nargs="*")
     reporting.add_argument("--device", required=True, help="the GPU the device results came from")
     reporting.add_argument("--shoc", type=Path, help="SHOC's checkout, for its row when it was not built")
     args = parser.parse_args()
-    {"build": build, "pack": pack, "report": report}[args.command](args)
+    {"build": build, "link": link, "pack": pack, "report": report}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -68,3 +68,21 @@ def test_a_parboil_run_prints_its_output_and_result_file_without_its_timers(tmp_
     assert lines[1] == "Pass" and lines[2].startswith("run.out: 2 float32") and "1.5 2" in runs["original"].stdout
     assert runs["original"].stdout == runs["roundtrip"].stdout
     assert (directory / "out-original" / "run.out").exists() and (directory / "out-roundtrip" / "run.out").exists()
+
+
+def test_a_program_whose_round_trip_was_not_built_still_runs_its_original(tmp_path: Path) -> None:
+    """binary_corpora.py's pack: the original runs where the round trip could not be built (a refused kernel), and
+    the round trip's place says why and fails, so the program counts among those whose original ran."""
+    program = tmp_path / "build" / "sgemm"
+    program.parent.mkdir()
+    Path(f"{program}.original").write_text("#!/bin/sh\necho 'Pass'\n")
+    (tmp_path / "parboil.json").write_text(json.dumps({"sgemm/cuda": {
+        "round_trip": False, "round_trip_note": "main.o: instruction 'dp4a' is not translated", "outputs": [str(program)]}}))
+    out = tmp_path / "pack"
+    out.mkdir()
+    (jobs,) = binary_corpora.pack_parboil(tmp_path, out)
+    directory = out / str(jobs["name"])
+    (out / "parboil-inputs" / "sgemm" / "input").mkdir(parents=True)
+    trip = subprocess.run([str(directory / "roundtrip.bin")], capture_output=True, text=True)
+    assert trip.returncode == 127 and "no round trip: main.o: instruction dp4a is not translated" in trip.stderr
+    assert subprocess.run(["./original"], cwd=directory, capture_output=True, text=True).stdout.startswith("Pass")

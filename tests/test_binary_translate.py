@@ -440,6 +440,64 @@ def test_simd_video_and_packed_integer_instructions_compute_what_the_ptx_isa_say
         subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "simd.cubin")], check=True)
 
 
+# The same bytes as SIMD_PTX's: a = 7F FF 01 80, b = 80 FE 02 7F (lane 0 first), c = 5.
+DOT_PRODUCT_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry dot(.param .u64 out)
+{
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, 0x8001FF7F;
+	mov.u32 %r2, 0x7F02FE80;
+	mov.u32 %r3, 5;
+	dp4a.s32.s32 %r4, %r1, %r2, %r3;
+	dp4a.u32.u32 %r5, %r1, %r2, %r3;
+	dp4a.s32.u32 %r6, %r1, %r2, %r3;
+	dp2a.lo.s32.s32 %r7, %r1, %r2, %r3;
+	dp2a.hi.u32.u32 %r8, %r1, %r2, %r3;
+	st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r7};
+	st.global.u32 [%rd2+16], %r8;
+	ret;
+}
+"""
+DOT_PRODUCT_RESULTS = [
+    (5 + 127 * -128 + -1 * -2 + 1 * 2 + -128 * 127) & 0xFFFFFFFF,  # signed bytes
+    5 + 127 * 128 + 255 * 254 + 1 * 2 + 128 * 127,  # unsigned bytes
+    (5 + 127 * 128 + -1 * 254 + 1 * 2 + -128 * 127) & 0xFFFFFFFF,  # a signed, b unsigned
+    5 + -129 * -128 + -32767 * -2,  # signed halves FF7F, 8001 times b's signed bytes 0 and 1
+    5 + 0xFF7F * 2 + 0x8001 * 127,  # unsigned halves times b's bytes 2 and 3
+]
+
+
+def test_dp4a_and_dp2a_compute_what_the_ptx_isa_says(tmp_path: Path) -> None:
+    from cassc.binary.codegen import optimized_module
+    from cassc.binary.lift import AMDGPU
+
+    ir = str(optimized_module(lift_module(parse_ptx(DOT_PRODUCT_PTX), AMDGPU, data_layout(AMDGPU)).ir, AMDGPU))
+    stored = [int(m) & 0xFFFFFFFF for m in re.findall(r"store i32 (-?\d+), ptr addrspace\(1\)", ir)]
+    assert stored == DOT_PRODUCT_RESULTS  # LLVM folds the constants: the lifted semantics, evaluated
+    ptx = tmp_path / "round-trip.ptx"
+    ptx.write_text(nvptx_assembly(lift_module(parse_ptx(DOT_PRODUCT_PTX), NVPTX, data_layout(NVPTX)).ir))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", str(ptx), "-o", str(tmp_path / "dot.cubin")], check=True)
+
+
+def test_cudas_dot_product_intrinsics_translate(tmp_path: Path) -> None:
+    write(tmp_path / "dot.cu", "__global__ void k(const int *a, unsigned *r) {\n"
+                               "  r[0] = __dp4a(a[0], a[1], a[2]) + __dp4a(unsigned(a[0]), unsigned(a[1]), 7u)\n"
+                               "       + __dp2a_lo(a[0], a[1], a[2]) + __dp2a_hi(unsigned(a[0]), unsigned(a[1]), 1u);\n"
+                               "}\n")
+    subprocess.run([NVCC, "-arch=sm_80", "-c", "dot.cu", "-o", "dot.o"], cwd=tmp_path, check=True)
+    (module,) = read_binary(tmp_path / "dot.o")
+    assert "dp4a" in (module.best_ptx() or "") and "dp2a" in (module.best_ptx() or "")
+    translation = translate(module, tmp_path, find_toolchain().lld)
+    assert not translation.failures and [k.name for k in translation.kernels] == ["_Z1kPKiPj"]
+
+
 def test_cudas_simd_intrinsics_translate(tmp_path: Path) -> None:
     write(tmp_path / "simd.cu", "__global__ void k(const unsigned *a, unsigned *r) {\n"
                                 "  unsigned x = a[0], y = a[1];\n"

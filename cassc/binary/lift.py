@@ -925,6 +925,39 @@ class FunctionLifter(Emitter):
         a, b, selector = (self.read(o, "b32") for o in instruction.operands[1:4])
         self.write(instruction.operands[0], self.permute(a, b, selector), "b32")
 
+    def op_dp4a(self, instruction: Instruction) -> None:
+        self.dot_product(instruction, 4)
+
+    def op_dp2a(self, instruction: Instruction) -> None:
+        self.dot_product(instruction, 2)
+
+    def dot_product(self, instruction: Instruction, lanes: int) -> None:
+        """`dp4a.atype.btype d, a, b, c`: c plus the products of a's and b's four bytes; `dp2a.{lo,hi}`: of a's
+        two half-words and b's two low (.lo) or high (.hi) bytes. Each lane is extended by its operand's type
+        (.u32 or .s32); the sum wraps to 32 bits."""
+        types = self.types(instruction)
+        if len(types) != 2 or any(t not in ("u32", "s32") for t in types):
+            raise self.fail(f"{instruction.opcode} other than .u32/.s32")
+        a_type, b_type = types
+        wide = f"<{lanes} x i32>"
+
+        def lanes_of(operand: str, ptx_type: str, bits: int, first: int) -> str:
+            count = 32 // bits
+            vector = self.value(f"bitcast i32 {self.read(operand, 'b32')} to <{count} x i{bits}>")
+            if count != lanes:
+                chosen = ", ".join(f"i32 {first + index}" for index in range(lanes))
+                vector = self.value(f"shufflevector <{count} x i{bits}> {vector}, <{count} x i{bits}> poison, "
+                                    f"<{lanes} x i32> <{chosen}>")
+            return self.value(f"{'sext' if is_signed(ptx_type) else 'zext'} <{lanes} x i{bits}> {vector} to {wide}")
+
+        a = lanes_of(instruction.operands[1], a_type, 32 // lanes, 0)
+        b = lanes_of(instruction.operands[2], b_type, 8, 2 if "hi" in instruction.modifiers else 0)
+        name = f"llvm.vector.reduce.add.v{lanes}i32"
+        self.declare(name, f"declare i32 @{name}({wide})")
+        total = self.value(f"call i32 @{name}({wide} {self.value(f'mul {wide} {a}, {b}')})")
+        self.write(instruction.operands[0], self.value(f"add i32 {self.read(instruction.operands[3], 'b32')}, {total}"),
+                   "b32")
+
     # SIMD video instructions: two half-words (vop2) or four bytes (vop4) of 32-bit registers at once
     def simd_video(self, instruction: Instruction, operation: str, lanes: int) -> None:
         """`vop.dtype.atype.btype{.sat}{.add} d, a, b, c` with the default lane selectors and mask: each lane
