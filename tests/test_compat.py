@@ -203,6 +203,14 @@ int main() {
   cublasHgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &hone, h, 4, 16, h, 4, 16, &hone, h, 4, 16, 2);
   cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
                a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  // what hipBLAS may decline as cuBLAS documents it: algorithm choices, a workspace, fp32 emulation
+  cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
+               a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+  cublasSetWorkspace(handle, nullptr, 0);
+  cublasSetMathMode(handle, CUBLAS_FP32_EMULATED_BF16X9_MATH);
+  cublasEmulationStrategy_t strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
+  cublasSetEmulationStrategy(handle, strategy);
+  cublasGetEmulationStrategy(handle, &strategy);
   cublasDestroy(handle);
 }
 """),
