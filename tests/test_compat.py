@@ -203,6 +203,14 @@ int main() {
   cublasHgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &hone, h, 4, 16, h, 4, 16, &hone, h, 4, 16, 2);
   cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
                a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  // what hipBLAS may decline as cuBLAS documents it: algorithm choices, a workspace, fp32 emulation
+  cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &beta,
+               a, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+  cublasSetWorkspace(handle, nullptr, 0);
+  cublasSetMathMode(handle, CUBLAS_FP32_EMULATED_BF16X9_MATH);
+  cublasEmulationStrategy_t strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
+  cublasSetEmulationStrategy(handle, strategy);
+  cublasGetEmulationStrategy(handle, &strategy);
   cublasDestroy(handle);
 }
 """),
@@ -803,3 +811,17 @@ def test_hip_deprecations_of_functions_cuda_keeps_are_silenced(cassc, tmp_path: 
           "  CUcontext context;\n  cuCtxGetCurrent(&context);\n  cudaProfilerStart();\n  void* host;\n"
           "  cudaHostAlloc(&host, 16, cudaHostAllocDefault);\n  return 0;\n}\n")
     cassc("-Werror", "all-warnings", "-c", "calls.cu", "-o", "calls.o")
+
+
+def test_cuda_13s_library_type_enumerations_hip_lacks_compile(cassc, tmp_path: Path) -> None:
+    """library_types.h's emulation controls (CUDA 13), which cuBLAS's samples size workspaces with: in CUDA
+    units, where nvcc's cuda_runtime.h brings them, and in host code compiled against the stand-in toolkit."""
+    use = ("int slices(cudaEmulationMantissaControl control, cudaEmulationStrategy strategy) {\n"
+           "  return (control == CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC) + (strategy == CUDA_EMULATION_STRATEGY_EAGER)\n"
+           "         + (CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT == 0xFFFF);\n}\n")
+    write(tmp_path / "k.cu", use)
+    cassc("-c", "k.cu", "-o", "k.o")
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in cassc("env").stdout.splitlines())
+    source = write(tmp_path / "host.cpp", "#include <library_types.h>\n" + use)
+    subprocess.run(["g++", f"-I{exports['CUDA_PATH']}/include", "-fsyntax-only", str(source)], check=True,
+                   capture_output=True, text=True)

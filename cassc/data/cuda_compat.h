@@ -77,6 +77,7 @@
 #define hipProfilerStop __CASSC_NOT_DEPRECATED_IN_CUDA(hipProfilerStop)
 
 #include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
+#include <cassc/library_types.h> /* CUDA 13's library_types.h enumerations HIP lacks */
 #if defined(__cplusplus)
 #include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
 #include <cassc/device_intrinsics.h> /* address spaces, clusters, vector atomics... */

@@ -10,3 +10,4 @@
 #include <hip/hip_runtime.h>
 #include "cassc_cuda_names.h"
 #include "cassc/device_prop.h" /* cudaDeviceProp with the fields HIP lacks */
+#include "cassc/library_types.h" /* CUDA 13's library_types.h enumerations HIP lacks */

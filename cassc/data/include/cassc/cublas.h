@@ -10,3 +10,32 @@
 #define HIPBLAS_USE_HIP_HALF
 #endif
 #include <hipblas/hipblas.h>
+
+/* What cuBLAS has and hipBLAS lacks, where CUDA documents it as a permission or a resource hint that a library
+   may decline, so that declining it gives the same results (cublas.tsv's `__cassc_` rows name these):
+   - cublasSetWorkspace: the buffer cuBLAS may use instead of its own pool; hipBLAS (rocBLAS) keeps its own.
+   - emulation (CUDA 13): CUBLAS_FP32_EMULATED_BF16X9_MATH and CUBLAS_COMPUTE_32F_EMULATED_16BFX9 allow fp32
+     to be emulated with bf16 products; hipBLAS computes in fp32 (the rows map them to the default math mode and
+     CUBLAS_COMPUTE_32F). The strategy that says when to emulate is then accepted and reads back as set. */
+typedef enum {
+  __CASSC_CUBLAS_EMULATION_STRATEGY_DEFAULT = 0,
+  __CASSC_CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1,
+  __CASSC_CUBLAS_EMULATION_STRATEGY_EAGER = 2
+} __cassc_cublasEmulationStrategy_t;
+
+static inline hipblasStatus_t __cassc_cublasSetWorkspace(hipblasHandle_t handle, void* workspace, size_t bytes) {
+  (void)workspace, (void)bytes;
+  return handle != NULL ? HIPBLAS_STATUS_SUCCESS : HIPBLAS_STATUS_NOT_INITIALIZED;
+}
+static inline hipblasStatus_t __cassc_cublasSetEmulationStrategy(hipblasHandle_t handle,
+                                                                  __cassc_cublasEmulationStrategy_t strategy) {
+  (void)strategy;
+  return handle != NULL ? HIPBLAS_STATUS_SUCCESS : HIPBLAS_STATUS_NOT_INITIALIZED;
+}
+static inline hipblasStatus_t __cassc_cublasGetEmulationStrategy(hipblasHandle_t handle,
+                                                                  __cassc_cublasEmulationStrategy_t* strategy) {
+  if (handle == NULL) return HIPBLAS_STATUS_NOT_INITIALIZED;
+  if (strategy == NULL) return HIPBLAS_STATUS_INVALID_VALUE;
+  *strategy = __CASSC_CUBLAS_EMULATION_STRATEGY_DEFAULT;
+  return HIPBLAS_STATUS_SUCCESS;
+}
