@@ -61,18 +61,7 @@
 #endif
 
 #include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
-#include <cassc/driver_errors.h> /* cuGetErrorName/cuGetErrorString on HIP 5 */
-/* cudaLimit values HIP lacks, as CUDA numbers them: hipDeviceGetLimit/hipDeviceSetLimit answer
- * hipErrorUnsupportedLimit for them, as CUDA does where a device lacks the feature (HIP 6 has the stack size). */
-#define cudaLimitDevRuntimeSyncDepth ((enum hipLimit_t)0x03)
-#define cudaLimitDevRuntimePendingLaunchCount ((enum hipLimit_t)0x04)
-#define cudaLimitMaxL2FetchGranularity ((enum hipLimit_t)0x05)
-#define cudaLimitPersistingL2CacheSize ((enum hipLimit_t)0x06)
-#if HIP_VERSION_MAJOR >= 6
-#define cudaLimitStackSize hipLimitStackSize
-#else
-#define cudaLimitStackSize ((enum hipLimit_t)0x00)
-#endif
+#include <cassc/runtime_api.h> /* runtime and driver calls HIP 5 lacks, cudaLimit values HIP lacks */
 /* CUDA's driver result type where a static/inline definition overloads on it (hipify/driver_results.py):
  * a class of its own, to and from HIP's one error type. */
 #if defined(__cplusplus)

@@ -10,4 +10,4 @@
 #include <hip/hip_runtime.h>
 #include "cassc_cuda_names.h"
 #include "cassc/device_prop.h" /* cudaDeviceProp with the fields HIP lacks */
-#include "cassc/driver_errors.h" /* cuGetErrorName/cuGetErrorString on HIP 5 */
+#include "cassc/runtime_api.h" /* runtime and driver calls HIP 5 lacks, cudaLimit values HIP lacks */

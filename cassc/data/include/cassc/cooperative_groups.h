@@ -179,10 +179,10 @@ __CASSC_CG_MEMBER(meta_group_rank)
 __CASSC_CG_MEMBER(meta_group_size)
 namespace __cassc_cg {
 /* CUDA's group shuffles move any trivially copyable type; HIP's take integers and floating point only: another
- * type moves as its 32-bit words, each shuffled as the group's own shuffle moves an int. */
+ * type moves as its 32-bit words, each shuffled as the group's own shuffle moves an int (HIP's vector types,
+ * which CUDA code shuffles, are not trivially copyable to the compiler, but their bytes are their value). */
 template <class T, class Shuffle>
 __device__ inline T by_words(const T& value, Shuffle shuffle) {
-  static_assert(std::is_trivially_copyable<T>::value, "a cooperative_groups shuffle moves trivially copyable types");
   constexpr int words = (sizeof(T) + sizeof(int) - 1) / sizeof(int);
   int in[words] = {};
   __builtin_memcpy(in, &value, sizeof(T));
