@@ -456,6 +456,42 @@ def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str
     assert f"lib{package.lower()}.so" in needed
 
 
+def test_every_cufft_and_cusolver_status_names_a_value(cassc, tmp_path: Path) -> None:
+    """NVIDIA's samples' helper_cuda.h switches over every cuFFT result and cuSOLVER status, some of which hipFFT and
+    hipSOLVER lack (CUFFT_MISSING_DEPENDENCY..., CUSOLVER_STATUS_INVALID_LICENSE): they name values HIP never returns."""
+    from cassc.toolchain import find_toolchain
+
+    if not all(any((d / probe).is_file() for d in find_toolchain().library_include_dirs)
+               for probe in ("hipfft/hipfft.h", "hipsolver/hipsolver.h")):
+        pytest.skip("this toolchain has no hipFFT or hipSOLVER")
+    write(tmp_path / "main.cu", """\
+#include <cufft.h>
+#include <cusolverDn.h>
+static const char* name(cufftResult r) {
+  switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    case CUFFT_LICENSE_ERROR: return "CUFFT_LICENSE_ERROR";
+    case CUFFT_MISSING_DEPENDENCY: return "CUFFT_MISSING_DEPENDENCY";
+    case CUFFT_NVRTC_FAILURE: return "CUFFT_NVRTC_FAILURE";
+    case CUFFT_NVJITLINK_FAILURE: return "CUFFT_NVJITLINK_FAILURE";
+    case CUFFT_NVSHMEM_FAILURE: return "CUFFT_NVSHMEM_FAILURE";
+    default: return "other";
+  }
+}
+static const char* name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
+    default: return "other";
+  }
+}
+int main() { return name(CUFFT_SUCCESS)[0] != name(CUSOLVER_STATUS_SUCCESS)[0]; }
+""")
+    cassc("-c", "main.cu", "-o", "main.o")
+    assert (tmp_path / "main.o").is_file()
+
+
 def test_cmath_alone_gives_the_global_host_classification_functions(cassc, tmp_path: Path) -> None:
     """nvcc's cuda_runtime.h includes <math.h>, so a unit that includes only <cmath> calls ::isfinite,
     ::isnan, ::isinf in host code (libstdc++ declares them globally only in <math.h>)."""
