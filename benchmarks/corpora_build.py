@@ -421,7 +421,9 @@ def build_corpus(args: argparse.Namespace) -> None:
         cached = load(args.state, args.corpus, variant)
         digests = {p: directory_digest(d) + (fingerprint if variant == "cassc" else "") for p, d in programs.items()}
         todo = [p for p in programs if cached.get(p, {}).get("digest") != digests[p]]
-        cached = {p: e for p, e in cached.items() if p in programs}
+        # --only measures some programs again: the others' records stay; a program the corpus no longer has goes.
+        every = PROGRAMS[args.corpus](root)
+        cached = {p: e for p, e in cached.items() if p in every}
         if not todo:
             continue
         with tempfile.TemporaryDirectory(prefix=f"corpora-{args.corpus}-") as scratch:
@@ -535,8 +537,10 @@ def cuda_samples_report(args: argparse.Namespace) -> None:
     (--state) and, where measured, in the ROCm 6.4 root (--rocm-state)."""
     root = args.checkout.resolve()
     candidates = cuda_samples_programs(root)
-    host, rocm = load(args.state, "cuda-samples", "cassc"), load(args.rocm_state, "cuda-samples", "cassc") \
-        if args.rocm_state else {}
+    host: dict[str, dict] = {}
+    for state in [*args.earlier_state, args.state]:  # later runs' records replace earlier ones
+        host |= load(state, "cuda-samples", "cassc")
+    rocm = load(args.rocm_state, "cuda-samples", "cassc") if args.rocm_state else {}
     reach = {name: cuda_sample_out_of_reach(directory) for name, directory in candidates.items()}
     in_reach = [name for name, reason in reach.items() if not reason]
 
@@ -952,6 +956,8 @@ def main() -> None:
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--rocm-state", type=Path, help="report-cuda-samples: the state of the ROCm 6.4 root's run")
+    parser.add_argument("--earlier-state", type=Path, action="append", default=[],
+                        help="report-cuda-samples: states of earlier host runs, whose records --state's replace")
     parser.add_argument("--cuda-libraries", type=Path,
                         help="NVIDIA's library headers and libraries (include/, lib/) for the nvcc reference")
     parser.add_argument("--gpu", default="H100", help="the GPU the device step ran on, for the report")
