@@ -358,9 +358,18 @@ CUDA_SAMPLE_OUT_OF_REACH = (
 )
 
 
+# A sample's README lists what it needs ("Dependencies needed to build/run"): CDP, CUDA dynamic parallelism
+# (kernels launched from device code, with the device runtime), has no HIP counterpart.
+CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH = {"CDP": "CUDA dynamic parallelism (kernels launched by kernels): HIP has none"}
+
+
 def cuda_sample_out_of_reach(directory: Path) -> str:
     text = (directory / "CMakeLists.txt").read_text(errors="replace")
-    return next((reason for pattern, reason in CUDA_SAMPLE_OUT_OF_REACH if pattern.search(text)), "")
+    readme = directory / "README.md"
+    needs = re.findall(r"^\[(\w+)\]\(", readme.read_text(errors="replace").split("Dependencies needed", 1)[-1]
+                       .split("\n## ", 1)[0], re.MULTILINE) if readme.is_file() else []
+    return next((reason for pattern, reason in CUDA_SAMPLE_OUT_OF_REACH if pattern.search(text)),
+                next((CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH[n] for n in needs if n in CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH), ""))
 
 
 def cuda_samples_programs(root: Path) -> dict[str, Path]:
@@ -457,6 +466,14 @@ FAILURE_CLASSES = (
     (re.compile(r"undefined reference to (symbol )?.hip\w+"),
      "link without the HIP runtime"),
     (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
+    (re.compile(r"needs (hipBLAS|hipFFT|hipSOLVER|hipSPARSE|hipRAND)|'(hipblas|hipfft|hipsolver)/\w+\.h' file not found"),
+     "ROCm library Debian 12 lacks (hipBLAS, hipFFT, hipSOLVER): built in the ROCm 6.4 root"),
+    (re.compile(r"cooperative_groups tile of \d+ threads|greater than the wavefront size"),
+     "cooperative-groups tile wider than a wavefront"),
+    (re.compile(r"invalid input constraint '\w' in asm|invalid output constraint|unknown register name"),
+     "inline PTX no rule rewrites"),
+    (re.compile(r"is a CUDA API with no HIP counterpart|(?:was not|is not) declared in this scope|"
+                r"No such file or directory|file not found"), "CUDA API or header with no HIP counterpart"),
 )
 
 
@@ -577,7 +594,8 @@ def cuda_samples_report(args: argparse.Namespace) -> None:
         "(OpenGL, GLUT, GLEW, EGL, Vulkan, X11, NvSci, DirectX); 8_Platform_Specific is Tegra's. Out of reach, read "
         "from the CMakeLists.txt: device code compiled at run time (NVRTC, nvJitLink, libNVVM) or built as "
         "PTX/cubin/fatbin for the driver API to load, an NVIDIA library with no ROCm counterpart (NPP, nvJPEG, "
-        "FreeImage), MPI (not installed). No nvcc reference decides reach here (the nvcc 13 reference builds of "
+        "FreeImage), MPI (not installed), CUDA dynamic parallelism (the README's dependency list names CDP). "
+        "No nvcc reference decides reach here (the nvcc 13 reference builds of "
         "the other corpora cost as much CPU as cassc's): cuBLAS/cuFFT/cuSOLVER samples are in reach, and need "
         "the ROCm 6.4 root (Debian 12 has no hipBLAS/hipFFT/hipSOLVER)",
         "", summary, "",
