@@ -598,6 +598,7 @@ def cuda_samples_report(args: argparse.Namespace) -> None:
         "No nvcc reference decides reach here (the nvcc 13 reference builds of "
         "the other corpora cost as much CPU as cassc's): cuBLAS/cuFFT/cuSOLVER samples are in reach, and need "
         "the ROCm 6.4 root (Debian 12 has no hipBLAS/hipFFT/hipSOLVER)",
+        *[f"- {note}" for note in args.note],
         "", summary, "",
         "Failure classes left (in reach, not built on either toolchain):", "",
         *[f"- {klass}: {len(names)} ({', '.join(sorted(names))})" for klass, names in
@@ -974,6 +975,7 @@ def main() -> None:
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     parser.add_argument("--rocm-state", type=Path, help="report-cuda-samples: the state of the ROCm 6.4 root's run")
+    parser.add_argument("--note", action="append", default=[], help="report-cuda-samples: a line for its notes")
     parser.add_argument("--earlier-state", type=Path, action="append", default=[],
                         help="report-cuda-samples: states of earlier host runs, whose records --state's replace")
     parser.add_argument("--cuda-libraries", type=Path,

@@ -274,6 +274,24 @@ __global__ void roles(const float* in, float* out) {
     assert (tmp_path / "k.o").is_file()
 
 
+def test_reduce_over_a_coalesced_group(cassc, tmp_path: Path) -> None:
+    """cg::reduce over a coalesced group (CUDA samples' binaryPartitionCG: a binary_partition's group), whose size
+    need not be a power of two and which HIP 5 gives no shfl_xor."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(const int* in, int* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  cg::coalesced_group odd = cg::binary_partition(tile, in[threadIdx.x] & 1);
+  int sum = cg::reduce(odd, in[threadIdx.x], cg::plus<int>());
+  if (odd.thread_rank() == 0) out[threadIdx.x] = sum + cg::reduce(tile, sum, cg::greater<int>());
+}
+""")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()
+
+
 def test_half_and_bfloat16_atomics_tanh_and_cooperative_reduce(cassc, tmp_path: Path) -> None:
     """CUDA APIs HIP 5.2 lacks: atomicAdd on the 16-bit float types (a CAS loop on the enclosing
     32-bit word), htanh/h2tanh_approx, cooperative_groups::reduce over a tile (of a struct too), a
