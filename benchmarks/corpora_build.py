@@ -470,7 +470,8 @@ FAILURE_CLASSES = (
      "ROCm library Debian 12 lacks (hipBLAS, hipFFT, hipSOLVER): built in the ROCm 6.4 root"),
     (re.compile(r"cooperative_groups tile of \d+ threads|greater than the wavefront size"),
      "cooperative-groups tile wider than a wavefront"),
-    (re.compile(r"invalid input constraint '\w' in asm|invalid output constraint|unknown register name"),
+    (re.compile(r"invalid input constraint '\w' in asm|invalid output constraint|unknown register name|"
+                r"<inline asm>:\d+:\d+: invalid instruction"),
      "inline PTX no rule rewrites"),
     (re.compile(r"is a CUDA API with no HIP counterpart|(?:was not|is not) declared in this scope|"
                 r"No such file or directory|file not found"), "CUDA API or header with no HIP counterpart"),
