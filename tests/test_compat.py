@@ -125,6 +125,7 @@ def test_default_arguments_error_names_callbacks_and_libcudacxx_std(cassc, tmp_p
     """What CUDA's headers give that HIP 5.2's lack: the runtime calls whose CUDA declaration has default
     arguments HIP's twin lacks, CUDA 12's cudaGraphInstantiate/cudaStreamGetCaptureInfo forms, the driver's
     cuGetErrorName/cuGetErrorString, the CUDART_CB calling-convention macro, the cudaLimit values HIP lacks,
+    cudaLaunchHostFunc (HIP 5.2's library lacks hipLaunchHostFunc),
     and libcu++'s <cuda/std/...>
     headers (cuda::std::identity at C++17, cuda::std function objects in device code)."""
     write(tmp_path / "main.cu", """\
@@ -158,6 +159,7 @@ int main(int argc, char**) {
     cudaStreamGetCaptureInfo(stream, &status);
     cudaStreamGetCaptureInfo(stream, &status, &id, &graph);
     cudaStreamAddCallback(stream, callback, nullptr, 0);
+    cudaLaunchHostFunc(stream, [](void*) {}, nullptr);
     cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     cudaDeviceSetLimit(cudaLimitStackSize, 4096);
   }

@@ -31,3 +31,29 @@ static inline hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value) 
   return hipErrorUnsupportedLimit;
 }
 #endif
+/* HIP 5.2 declares hipLaunchHostFunc (cudaLaunchHostFunc) but its libamdhip64 does not export it: the host
+ * function runs as a stream callback instead (HIP 5 cannot capture one into a graph: hipStreamAddCallback
+ * reports it during a capture). */
+#if HIP_VERSION_MAJOR < 6
+#include <stdlib.h>
+struct __cassc_host_function {
+  hipHostFn_t function;
+  void* data;
+};
+static inline void __cassc_call_host_function(hipStream_t stream, hipError_t status, void* call) {
+  struct __cassc_host_function host = *(struct __cassc_host_function*)call;
+  (void)stream, (void)status;
+  free(call);
+  host.function(host.data);
+}
+static inline hipError_t __cassc_hipLaunchHostFunc(hipStream_t stream, hipHostFn_t function, void* data) {
+  struct __cassc_host_function* call = (struct __cassc_host_function*)malloc(sizeof(struct __cassc_host_function));
+  if (call == NULL) return hipErrorOutOfMemory;
+  call->function = function;
+  call->data = data;
+  hipError_t status = hipStreamAddCallback(stream, __cassc_call_host_function, call, 0);
+  if (status != hipSuccess) free(call);
+  return status;
+}
+#define hipLaunchHostFunc __cassc_hipLaunchHostFunc
+#endif
