@@ -144,8 +144,11 @@ def environment(variant: str, cassc: str, scratch: Path, cuda_libraries: Path | 
                PATH=f"/usr/local/cuda/bin{os.pathsep}{env['PATH']}")
     if cuda_libraries is not None:
         libraries = unversioned_links(cuda_libraries / "lib", scratch / "cuda-libraries")
+        # CMAKE_LIBRARY_PATH: where CMake's FindCUDAToolkit looks for CUDA::cublas... and, in stubs/, the
+        # driver's link stub (CUDA::cuda_driver), which a toolkit without the driver lacks.
         for name, value in (("CPATH", cuda_libraries / "include"), ("LIBRARY_PATH", libraries),
-                            ("LD_LIBRARY_PATH", libraries)):
+                            ("LD_LIBRARY_PATH", libraries),
+                            ("CMAKE_LIBRARY_PATH", f"{libraries}{os.pathsep}{cuda_libraries / 'lib' / 'stubs'}")):
             env[name] = os.pathsep.join(filter(None, [str(value), env.get(name)]))
     return env
 
@@ -327,8 +330,9 @@ def build_polybench(root: Path, program: str, env: dict[str, str], timeout: floa
     return Build(program, "", ok, seconds, "" if ok else first_error(log) or "not built", log[-6000:])
 
 
-GRAPHICS = re.compile(r"OpenGL|GLUT|GLEW|EGL|Vulkan", re.IGNORECASE)
-CUDA_SAMPLES_DIRECTORIES = ("2_Concepts_and_Techniques", "6_Performance")
+# Samples that need a display, another graphics API or NVIDIA's NvSci (Tegra) are out of reach on any machine
+# without them: their CMakeLists.txt names the package.
+GRAPHICS = re.compile(r"OpenGL|GLUT|GLEW|EGL|Vulkan|X11|NVSCI|DirectX|D3D1", re.IGNORECASE)
 NVCC_ONE_ARCH = """#!/bin/bash
 args=()
 for a in "$@"; do
@@ -342,11 +346,43 @@ exec /usr/local/cuda/bin/nvcc "${args[@]}"
 """
 
 
+# What puts a CUDA sample out of reach on any AMD toolchain, read from its CMakeLists.txt: its device code is
+# compiled at run time (NVRTC, nvJitLink, libNVVM) or by a custom command into PTX/cubin/fatbin that the driver
+# API loads (nothing translates that code), or it needs an NVIDIA library with no ROCm counterpart.
+CUDA_SAMPLE_OUT_OF_REACH = (
+    (re.compile(r"nvrtc|nvJitLink|nvvm", re.IGNORECASE), "device code compiled at run time (NVRTC/nvJitLink/NVVM)"),
+    (re.compile(r"\s-(ptx|fatbin|cubin)\b"), "device code built for the driver API to load (PTX/cubin/fatbin)"),
+    (re.compile(r"\bnpp\w*|nvjpeg|FreeImage|cudla|cufile", re.IGNORECASE),
+     "NVIDIA library with no ROCm counterpart (NPP, nvJPEG, FreeImage...)"),
+    (re.compile(r"find_package\(MPI\)"), "MPI (not installed here)"),
+)
+
+
+# A sample's README lists what it needs ("Dependencies needed to build/run"): CDP, CUDA dynamic parallelism
+# (kernels launched from device code, with the device runtime), has no HIP counterpart.
+CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH = {"CDP": "CUDA dynamic parallelism (kernels launched by kernels): HIP has none"}
+
+
+def cuda_sample_out_of_reach(directory: Path) -> str:
+    text = (directory / "CMakeLists.txt").read_text(errors="replace")
+    readme = directory / "README.md"
+    needs = re.findall(r"^\[(\w+)\]\(", readme.read_text(errors="replace").split("Dependencies needed", 1)[-1]
+                       .split("\n## ", 1)[0], re.MULTILINE) if readme.is_file() else []
+    return next((reason for pattern, reason in CUDA_SAMPLE_OUT_OF_REACH if pattern.search(text)),
+                next((CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH[n] for n in needs if n in CUDA_SAMPLE_DEPENDENCY_OUT_OF_REACH), ""))
+
+
 def cuda_samples_programs(root: Path) -> dict[str, Path]:
+    """Every sample of Samples/0_Introduction..7_libNVVM (8_Platform_Specific is Tegra's: the top-level
+    CMakeLists.txt adds it only with BUILD_TEGRA) whose CMakeLists.txt needs no graphics."""
     return {f"{makefile.parent.parent.name}/{makefile.parent.name}": makefile.parent
-            for directory in CUDA_SAMPLES_DIRECTORIES
-            for makefile in sorted((root / "Samples" / directory).glob("*/CMakeLists.txt"))
+            for makefile in sorted((root / "Samples").glob("[0-7]_*/*/CMakeLists.txt"))
             if not GRAPHICS.search(makefile.read_text(errors="replace"))}
+
+
+def cuda_samples_in_reach(root: Path) -> dict[str, Path]:
+    return {name: directory for name, directory in cuda_samples_programs(root).items()
+            if not cuda_sample_out_of_reach(directory)}
 
 
 def build_cuda_sample(root: Path, program: str, env: dict[str, str], timeout: float) -> Build:
@@ -367,7 +403,7 @@ def build_cuda_sample(root: Path, program: str, env: dict[str, str], timeout: fl
 
 
 PROGRAMS = {"parboil": parboil_programs, "shoc": shoc_programs, "book": book_programs, "rodinia": rodinia_programs,
-            "polybench": polybench_programs, "cuda-samples": cuda_samples_programs}
+            "polybench": polybench_programs, "cuda-samples": cuda_samples_in_reach}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -394,7 +430,9 @@ def build_corpus(args: argparse.Namespace) -> None:
         cached = load(args.state, args.corpus, variant)
         digests = {p: directory_digest(d) + (fingerprint if variant == "cassc" else "") for p, d in programs.items()}
         todo = [p for p in programs if cached.get(p, {}).get("digest") != digests[p]]
-        cached = {p: e for p, e in cached.items() if p in programs}
+        # --only measures some programs again: the others' records stay; a program the corpus no longer has goes.
+        every = PROGRAMS[args.corpus](root)
+        cached = {p: e for p, e in cached.items() if p in every}
         if not todo:
             continue
         with tempfile.TemporaryDirectory(prefix=f"corpora-{args.corpus}-") as scratch:
@@ -428,6 +466,15 @@ FAILURE_CLASSES = (
     (re.compile(r"undefined reference to (symbol )?.hip\w+"),
      "link without the HIP runtime"),
     (re.compile(r"cannot be narrowed"), "narrowing in an initializer list: clang's error, g++'s warning"),
+    (re.compile(r"needs (hipBLAS|hipFFT|hipSOLVER|hipSPARSE|hipRAND)|'(hipblas|hipfft|hipsolver)/\w+\.h' file not found"),
+     "ROCm library Debian 12 lacks (hipBLAS, hipFFT, hipSOLVER): built in the ROCm 6.4 root"),
+    (re.compile(r"cooperative_groups tile of \d+ threads|greater than the wavefront size"),
+     "cooperative-groups tile wider than a wavefront"),
+    (re.compile(r"invalid input constraint '\w' in asm|invalid output constraint|unknown register name|"
+                r"<inline asm>:\d+:\d+: invalid instruction"),
+     "inline PTX no rule rewrites"),
+    (re.compile(r"is a CUDA API with no HIP counterpart|(?:was not|is not) declared in this scope|"
+                r"No such file or directory|file not found"), "CUDA API or header with no HIP counterpart"),
 )
 
 
@@ -460,14 +507,12 @@ def report(args: argparse.Namespace) -> None:
            "them from a public copy of its data directory (and generates the annexed ones)",
            "- PolyBench/GPU: each `CUDA/<program>` built by `make` there, as its `compileCodes.sh` does; an nvcc failure "
            "that also names an undefined identifier of the program's own is out of reach",
-           "- CUDA samples: every sample of `Samples/2_Concepts_and_Techniques` and `Samples/6_Performance` whose "
-           "CMakeLists.txt needs no graphics, `cmake -S SAMPLE -B SAMPLE/build` and `cmake --build`; the nvcc reference "
-           "compiles for sm_90 only of the nine architectures the samples ask for",
+           "- CUDA samples: its own section (`report-cuda-samples`), reach read from each sample's CMakeLists.txt",
            "- builds one at a time on a 2-core machine shared with other jobs", ""]
     summary, sections = [], []
     for corpus, origin in CORPORA.items():
         nvcc, cassc = load(args.state, corpus, "nvcc"), load(args.state, corpus, "cassc")
-        if not cassc:
+        if not cassc or corpus == "cuda-samples":
             continue
         rows = []
         for program in sorted(cassc):
@@ -502,6 +547,85 @@ def report(args: argparse.Namespace) -> None:
     tail = verified.read_text().splitlines() if verified.is_file() else []
     args.results.write_text("\n".join(out + summary + [""] + sections + tail) + "\n")
     print("\n".join(summary))
+
+
+def cuda_samples_report(args: argparse.Namespace) -> None:
+    """The cuda-samples section of --results, written in place (the other corpora's rows and the notes by hand
+    stay): every candidate sample, out of reach by its CMakeLists.txt or built with cassc on Debian 12's HIP 5.2
+    (--state) and, where measured, in the ROCm 6.4 root (--rocm-state)."""
+    root = args.checkout.resolve()
+    candidates = cuda_samples_programs(root)
+    host: dict[str, dict] = {}
+    for state in [*args.earlier_state, args.state]:  # later runs' records replace earlier ones
+        host |= load(state, "cuda-samples", "cassc")
+    rocm = load(args.rocm_state, "cuda-samples", "cassc") if args.rocm_state else {}
+    reach = {name: cuda_sample_out_of_reach(directory) for name, directory in candidates.items()}
+    in_reach = [name for name, reason in reach.items() if not reason]
+
+    def cell(record: dict | None) -> str:
+        return "-" if record is None else ("ok" if record["build"]["ok"] else "FAIL")
+
+    measured = [n for n in in_reach if n in host]
+    built = [n for n in measured if host[n]["build"]["ok"]]
+    either = [n for n in in_reach if (n in host and host[n]["build"]["ok"]) or (n in rocm and rocm[n]["build"]["ok"])]
+    rocm_measured = [n for n in in_reach if n in rocm]
+    commit = (root / "COMMIT").read_text().split()[0] if (root / "COMMIT").is_file() else "?"
+    summary = (f"- **cuda-samples** ({CORPORA['cuda-samples']} at {commit[:10]}): built {len(built)} of {len(in_reach)} "
+               f"in-reach on Debian 12's HIP 5.2 ({100 * len(built) / max(1, len(in_reach)):.0f}%; "
+               f"{len(candidates)} samples without graphics, {len(candidates) - len(in_reach)} out of reach"
+               + (f"; {len(measured)} measured" if len(measured) < len(in_reach) else "")
+               + (f"; with the ROCm 6.4 root for {len(rocm_measured)} of them: {len(either)} of {len(in_reach)}"
+                  if rocm_measured else "") + ")")
+    failures: dict[str, list[str]] = {}
+    for name in in_reach:
+        record = rocm.get(name) if name in rocm and not rocm[name]["build"]["ok"] else host.get(name)
+        if name in host and not host[name]["build"]["ok"] and not (name in rocm and rocm[name]["build"]["ok"]):
+            failures.setdefault(failure_class(Build(**record["build"])), []).append(name)
+    section = [
+        "## cuda-samples", "",
+        f"- date: {dt.date.today().isoformat()}; NVIDIA/cuda-samples at {commit} (the mirror's snapshot, unpacked "
+        "to /work/corpora/cuda-samples-c94ff366; 7 doc/data blobs the snapshot lacks are not needed to build)",
+        "- command: `python benchmarks/corpora_build.py cuda-samples CHECKOUT --variants cassc --state STATE` on the "
+        "host (Debian 12: clang 19, HIP 5.2), the same inside the ROCm 6.4 root (`CASSC_ROOT_READ_ONLY=CHECKOUT "
+        ".ci/in-rocm-root ... --cassc /var/lib/cassc-ci/venv/bin/cassc --state ROCM_STATE`), then "
+        "`python benchmarks/corpora_build.py report-cuda-samples CHECKOUT --state STATE --rocm-state ROCM_STATE`",
+        "- each sample built as its README builds one: `cmake -S SAMPLE -B SAMPLE/build -DCMAKE_BUILD_TYPE=Release` and "
+        "`cmake --build SAMPLE/build -j1` after `eval \"$(cassc env)\"` (CUDACXX is cassc); built when both succeed",
+        "- candidates: every sample of Samples/0..7 whose CMakeLists.txt names no graphics or display package "
+        "(OpenGL, GLUT, GLEW, EGL, Vulkan, X11, NvSci, DirectX); 8_Platform_Specific is Tegra's. Out of reach, read "
+        "from the CMakeLists.txt: device code compiled at run time (NVRTC, nvJitLink, libNVVM) or built as "
+        "PTX/cubin/fatbin for the driver API to load, an NVIDIA library with no ROCm counterpart (NPP, nvJPEG, "
+        "FreeImage), MPI (not installed), CUDA dynamic parallelism (the README's dependency list names CDP). "
+        "No nvcc reference decides reach here (the nvcc 13 reference builds of "
+        "the other corpora cost as much CPU as cassc's): cuBLAS/cuFFT/cuSOLVER samples are in reach, and need "
+        "the ROCm 6.4 root (Debian 12 has no hipBLAS/hipFFT/hipSOLVER)",
+        *[f"- {note}" for note in args.note],
+        "", summary, "",
+        "Failure classes left (in reach, not built on either toolchain):", "",
+        *[f"- {klass}: {len(names)} ({', '.join(sorted(names))})" for klass, names in
+          sorted(failures.items(), key=lambda item: -len(item[1]))],
+        "", "| sample | HIP 5.2 | ROCm 6.4 | class | first error (HIP 5.2, else ROCm 6.4) |", "|---|---|---|---|---|"]
+    for name in sorted(candidates):
+        if reach[name]:
+            section.append(f"| {name} | - | - | out of reach: {reach[name]} | `` |")
+            continue
+        shown = next((r for r in (host.get(name), rocm.get(name)) if r is not None and not r["build"]["ok"]), None)
+        klass = failure_class(Build(**shown["build"])) if shown else ""
+        error = shown["build"]["first_error"].replace("|", "/").replace("`", "")[:220] if shown else ""
+        section.append(f"| {name} | {cell(host.get(name))} | {cell(rocm.get(name))} | {klass} | `{error}` |")
+    section.append("")
+    lines = args.results.read_text().splitlines()
+    if "## cuda-samples" in lines:  # replace the earlier section and summary line
+        start = lines.index("## cuda-samples")
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[start:end] = []
+        lines = [line for line in lines if not line.startswith("- **cuda-samples**")]
+    last_summary = max(i for i, line in enumerate(lines) if line.startswith("- **") and "in-reach" in line)
+    lines.insert(last_summary + 1, summary)
+    gpu = next((i for i, line in enumerate(lines) if line.startswith("## Translated programs on the GPU")), len(lines))
+    lines[gpu:gpu] = section
+    args.results.write_text("\n".join(lines) + "\n")
+    print(summary)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -840,7 +964,8 @@ def verify_report(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", choices=[*CORPORA, "report", "prepare-device", "device", "verify-report"],
+    parser.add_argument("corpus", choices=[*CORPORA, "report", "report-cuda-samples", "prepare-device", "device",
+                                           "verify-report"],
                         help="a corpus to build; report; prepare-device CHECKOUT --device-corpus CORPUS --carry DIR; "
                              "device --carry DIR --out OUT (on the GPU machine); verify-report RESULTS.json")
     parser.add_argument("checkout", type=Path, nargs="?")
@@ -850,6 +975,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE)
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--rocm-state", type=Path, help="report-cuda-samples: the state of the ROCm 6.4 root's run")
+    parser.add_argument("--note", action="append", default=[], help="report-cuda-samples: a line for its notes")
+    parser.add_argument("--earlier-state", type=Path, action="append", default=[],
+                        help="report-cuda-samples: states of earlier host runs, whose records --state's replace")
     parser.add_argument("--cuda-libraries", type=Path,
                         help="NVIDIA's library headers and libraries (include/, lib/) for the nvcc reference")
     parser.add_argument("--gpu", default="H100", help="the GPU the device step ran on, for the report")
@@ -869,6 +998,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.corpus == "report":
         report(args)
+    elif args.corpus == "report-cuda-samples":
+        cuda_samples_report(args)
     elif args.corpus == "prepare-device":
         prepare_device(args)
     elif args.corpus == "device":

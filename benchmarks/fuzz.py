@@ -126,6 +126,10 @@ _TABLES = None
 
 
 def _hipify(data: bytes) -> object:
+    from cassc.hipify.attribute_order import move_alignas_first
+    from cassc.hipify.brace_assignments import assign_zero_values
+    from cassc.hipify.dependent_templates import add_template_keywords
+    from cassc.hipify.driver_results import separate_driver_results
     from cassc.hipify.inline_ptx import rewrite_inline_ptx
     from cassc.hipify.member_calls import rewrite_member_calls
     from cassc.hipify.rewrite import rewrite_source
@@ -134,8 +138,10 @@ def _hipify(data: bytes) -> object:
 
     global _TABLES
     _TABLES = _TABLES or load_tables()
-    result = rewrite_source(_text(data), _TABLES)
-    return guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
+    result = rewrite_source(move_alignas_first(assign_zero_values(separate_driver_results(_text(data))[0])[0])[0],
+                            _TABLES)
+    return guard_builtin_vector_operators(
+        add_template_keywords(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])[0])
 
 
 def _answer(data: bytes) -> object:

@@ -184,12 +184,34 @@ def _name_missing_api(unit: list[str]) -> list[str]:
     return [header] + snippet
 
 
+# HIP's cooperative groups stop a tile wider than the wavefront with a static assertion inside their header, then
+# more errors about the half-built class; CUDA (sm_80+, or with block_tile_memory) has tiles of up to 1024 threads.
+_WIDE_TILE = re.compile(r"error: static assertion failed.*(?:greater than the wavefront size|size > wavefront size)")
+_REQUESTED = re.compile(r"^(?P<where>[^:\s][^:]*:\d+:\d+: )note: in instantiation of .*?"
+                        r"(?:thread_block_tile|tiled_partition)<(?P<size>\d+)U?\b.*requested here$")
+_HIP_GROUPS_HEADER = "hip_cooperative_groups.h"
+
+
+def _name_wide_tile(unit: list[str]) -> list[str] | None:
+    """HIP's assertion on a tile wider than the wavefront as cassc's one error at the user's line that asks for
+    it (the last instantiation note outside HIP's header); None for any other diagnostic."""
+    if not _WIDE_TILE.search(unit[0]):
+        return None
+    requested = [match for line in unit[1:] if (match := _REQUESTED.match(line)) and _HIP_GROUPS_HEADER not in line]
+    if not requested:
+        return None
+    where, size = requested[-1]["where"], requested[-1]["size"]
+    return [f"{where}error: a cooperative_groups tile of {size} threads: AMD GPUs have no tiles wider than a wavefront "
+            "(32 threads on gfx10/gfx11, 64 on gfx9), where CUDA's tiles reach 1024 threads: cassc cannot build it"]
+
+
 def present(text: str, arch: str = "gfx1100") -> str:
     """Each diagnostic once, no warning counts, resource remarks folded into ptxas blocks, CUDA names
     without a HIP counterpart named as such."""
     kernels: list[KernelResources] = []
     seen: set[str] = set()
     shown: list[str] = []
+    wide_tile_named = False
     for unit in _units(text):
         remark = _RESOURCE_REMARK.search(unit[0])
         if remark:
@@ -201,7 +223,11 @@ def present(text: str, arch: str = "gfx1100") -> str:
             continue
         if _LOCATION_NOTE in unit[0] or _WARNING_COUNT.match(unit[0]):
             continue
-        kept = [line for line in _name_missing_api(unit) if _LOCATION_NOTE not in line]
+        wide_tile = _name_wide_tile(unit)
+        if wide_tile is None and wide_tile_named and _HIP_GROUPS_HEADER in unit[0]:
+            continue  # what else HIP's header says about a tile it refused
+        wide_tile_named = wide_tile_named or wide_tile is not None
+        kept = wide_tile or [line for line in _name_missing_api(unit) if _LOCATION_NOTE not in line]
         block = "\n".join(kept)
         if block in seen:
             continue

@@ -384,6 +384,8 @@ def _host_objects(paths: list[Path]) -> list[tuple[str, HostObject]]:
         if path.suffix == ".so" or ".so." in path.name:
             continue
         data = path.read_bytes()
+        if not is_archive(data) and data[:4] != b"\x7fELF":
+            continue  # a linker script (the stand-in toolkit's lib<CUDA library>_static.a): it names libraries only
         try:
             if is_archive(data):
                 for member in read_archive(data):

@@ -263,41 +263,61 @@ def _debian_legacy(root: Path, hip_include: Path, hip_lib: Path, hip_version: st
     llvm_bin = root / "lib/llvm-19/bin"
     if not (llvm_bin / "clang++").exists():
         return None
-    overlays = [half2_overlay(hip_include), header_libraries.installed_include_dir()]
+    overlays = [hip5_overlay(hip_include), header_libraries.installed_include_dir()]
     return _toolchain("debian", root, llvm_bin, hip_include, hip_lib, hip_version,
                       bitcode=hip_lib / "amdgcn/bitcode", header_library_dirs=tuple(d for d in overlays if d))
 
 
-# HIP 5's __half2 has `unsigned short x, y` where CUDA's (and HIP 6's) are __half: `float f = h2.x` then
-# compiles and reads the raw bits. The members of __half2's anonymous struct, as HIP 5.2 declares them.
-HIP5_HALF2_MEMBERS = re.compile(r"(struct __half2 \{\s*public:\s*union \{(?:(?!\};).)*?struct \{\s*)"
-                                r"unsigned short x;(\s*)unsigned short y;", re.DOTALL)
+# Patches of HIP 5's headers, each a fix of one declaration, found by a pattern that only HIP 5's header matches.
+@dataclass(frozen=True)
+class HeaderPatch:
+    path: str  # under HIP's include/hip
+    pattern: re.Pattern[str]
+    replacement: str
+
+
+HIP5_PATCHES = (
+    # HIP 5's __half2 has `unsigned short x, y` where CUDA's (and HIP 6's) are __half: `float f = h2.x` then
+    # compiles and reads the raw bits. The members of __half2's anonymous struct, as HIP 5.2 declares them.
+    HeaderPatch("amd_detail/amd_hip_fp16.h",
+                re.compile(r"(struct __half2 \{\s*public:\s*union \{(?:(?!\};).)*?struct \{\s*)"
+                           r"unsigned short x;(\s*)unsigned short y;", re.DOTALL), r"\1__half x;\2__half y;"),
+    # HIP 5's cooperative groups define masked_bit_count in the header without `inline`: two units of one
+    # -fgpu-rdc program that include <cooperative_groups.h> stop the device link on a duplicate symbol.
+    HeaderPatch("amd_detail/hip_cooperative_groups_helper.h",
+                re.compile(r"^__device__ unsigned int masked_bit_count\(", re.MULTILINE),
+                "__device__ inline unsigned int masked_bit_count("),
+)
 QUOTED_INCLUDE = re.compile(r'^(\s*#\s*include\s*)"([^"]+)"', re.MULTILINE)
 
 
-def half2_overlay(hip_include: Path) -> Path | None:
-    """An include directory, searched before HIP's, whose hip/amd_detail/amd_hip_fp16.h is HIP 5's with
-    __half2's members made __half as CUDA's are (the only change; its own quoted includes point back at
-    HIP's directory). None where HIP's header already declares them so. Kept in the data dir, keyed by
-    the header's contents."""
-    header = hip_include / "amd_detail" / "amd_hip_fp16.h"
-    try:
-        text = header.read_text()
-    except OSError:
+def hip5_overlay(hip_include: Path) -> Path | None:
+    """An include directory, searched before HIP's, holding each header of HIP5_PATCHES that HIP's own matches,
+    patched (the only change; its quoted includes point back at HIP's directory). None where no header needs
+    a patch. Kept in the data dir, keyed by the patched contents."""
+    patched: dict[str, str] = {}
+    for patch in HIP5_PATCHES:
+        header = hip_include / patch.path
+        try:
+            text = header.read_text()
+        except OSError:
+            continue
+        if not patch.pattern.search(text):
+            continue
+        text = patch.pattern.sub(patch.replacement, text, count=1)
+        patched[patch.path] = QUOTED_INCLUDE.sub(lambda m: f'{m.group(1)}"{header.parent / m.group(2)}"'
+                                                 if (header.parent / m.group(2)).is_file() else m.group(0), text)
+    if not patched:
         return None
-    if not HIP5_HALF2_MEMBERS.search(text):
-        return None
-    patched = HIP5_HALF2_MEMBERS.sub(r"\1__half x;\2__half y;", text, count=1)
-    patched = QUOTED_INCLUDE.sub(lambda m: f'{m.group(1)}"{header.parent / m.group(2)}"'
-                                 if (header.parent / m.group(2)).is_file() else m.group(0), patched)
-    key = hashlib.sha256(patched.encode()).hexdigest()[:16]
+    key = hashlib.sha256("".join(f"{path}\0{text}" for path, text in sorted(patched.items())).encode()).hexdigest()[:16]
     root = locations.data_dir() / "hip-overlays" / key
-    target = root / "hip" / "amd_detail" / "amd_hip_fp16.h"
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.with_name(f".{target.name}.{os.getpid()}")
-        staging.write_text(patched)
-        staging.replace(target)
+    for path, text in patched.items():
+        target = root / "hip" / path
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging = target.with_name(f".{target.name}.{os.getpid()}")
+            staging.write_text(text)
+            staging.replace(target)
     return root
 
 

@@ -83,6 +83,219 @@ int main() {
     assert run.stdout.strip() == "invalid value|CUSPARSE_STATUS_SUCCESS"
 
 
+def test_curand_quasi_random_states_and_direction_vectors(cassc, tmp_path: Path) -> None:
+    """cuRAND's Sobol64 and scrambled Sobol states, whose curand() of a 64-bit state is 64 bits, and its
+    JOEKUO6 direction vectors: hipRAND 5 has none of them. The digests are libcurand 10.4's own vectors
+    (curandGetDirectionVectors32/64 run on the host, NVIDIA's nvidia-curand wheel)."""
+    write(tmp_path / "main.cu", """\
+#include <curand.h>
+#include <curand_kernel.h>
+#include <cstdio>
+#include <type_traits>
+__global__ void k(curandDirectionVectors64_t* v64, curandDirectionVectors32_t* v32, double* out) {
+  curandStateSobol64_t s64;
+  curandStateScrambledSobol64_t t64;
+  curandStateScrambledSobol32_t t32;
+  curand_init(v64[0], 5ull, &s64);
+  curand_init(v64[1], 0x1234ull, 7ull, &t64);
+  curand_init(v32[0], 0x55u, 3u, &t32);
+  static_assert(std::is_same<decltype(curand(&s64)), unsigned long long>::value, "64-bit Sobol is 64 bits");
+  skipahead(2ull, &s64);
+  out[threadIdx.x] = curand_uniform_double(&s64) + curand_normal(&t64) + curand_uniform(&t32) +
+                     curand_log_normal_double(&s64, 0.0, 1.0) + (double)(curand(&t64) >> 40) + curand(&t32);
+}
+int main() {
+  curandDirectionVectors32_t* v32;
+  curandDirectionVectors64_t* v64;
+  if (curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6) != CURAND_STATUS_SUCCESS) return 1;
+  if (curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_64_JOEKUO6) != CURAND_STATUS_SUCCESS) return 2;
+  unsigned long long h32 = 0, h64 = 0;
+  for (int d = 0; d < 20000; d++)
+    for (int i = 0; i < 64; i++) {
+      if (i < 32) h32 = h32 * 1000003ull + v32[d][i];
+      h64 = h64 * 1000003ull + v64[d][i];
+    }
+  printf("%llu %llu\\n", h32, h64);
+}
+""")
+    cassc("main.cu", "-o", "app", "-lcurand")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.strip() == "11599736504725523972 2540303259654714944", run.stdout + run.stderr
+
+
+def test_default_arguments_error_names_callbacks_and_libcudacxx_std(cassc, tmp_path: Path) -> None:
+    """What CUDA's headers give that HIP 5.2's lack: the runtime calls whose CUDA declaration has default
+    arguments HIP's twin lacks, CUDA 12's cudaGraphInstantiate/cudaStreamGetCaptureInfo forms, the driver's
+    cuGetErrorName/cuGetErrorString, the CUDART_CB calling-convention macro, the cudaLimit values HIP lacks,
+    cudaLaunchHostFunc (HIP 5.2's library lacks hipLaunchHostFunc),
+    and libcu++'s <cuda/std/...>
+    headers (cuda::std::identity at C++17, cuda::std function objects in device code)."""
+    write(tmp_path / "main.cu", """\
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cuda/std/functional>
+#include <cuda/std/type_traits>
+#include <cstdio>
+void CUDART_CB callback(cudaStream_t, cudaError_t, void*) {}
+__global__ void k(int* x) {
+  x[threadIdx.x] = cuda::std::plus<int>()(cuda::std::identity()(x[threadIdx.x]), 1);
+  static_assert(cuda::std::is_same<cuda::std::remove_cv_t<const int>, int>::value, "");
+}
+int main(int argc, char**) {
+  cudaStream_t stream = 0;
+  cudaEvent_t event = 0;
+  cudaGraph_t graph = 0;
+  cudaGraphExec_t exec;
+  cudaArray_t array;
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaStreamCaptureStatus status;
+  unsigned long long id;
+  if (argc > 1) {
+    cudaStreamWaitEvent(stream, event);
+    cudaGraphInstantiate(&exec, graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphInstantiateWithFlags(&exec, graph);
+    cudaMalloc3DArray(&array, &desc, make_cudaExtent(4, 4, 4));
+    cudaSignalExternalSemaphoresAsync(nullptr, nullptr, 0);
+    cudaWaitExternalSemaphoresAsync(nullptr, nullptr, 0);
+    cudaStreamGetCaptureInfo(stream, &status);
+    cudaStreamGetCaptureInfo(stream, &status, &id, &graph);
+    cudaStreamAddCallback(stream, callback, nullptr, 0);
+    cudaLaunchHostFunc(stream, [](void*) {}, nullptr);
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    cudaDeviceSetLimit(cudaLimitStackSize, 4096);
+  }
+  const char* name = nullptr;
+  const char* text = nullptr;
+  CUresult result = cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &name);
+  cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &text);
+  printf("%d %d %s\\n", result == CUDA_SUCCESS, text != nullptr, name);
+}
+""")
+    cassc("main.cu", "-o", "app")
+    run = subprocess.run([str(tmp_path / "app")], capture_output=True, text=True)
+    assert run.stdout.strip() in ("1 1 hipErrorInvalidValue", "1 1 CUDA_ERROR_INVALID_VALUE"), run.stdout + run.stderr
+
+
+def test_zero_assignment_of_half2_dim3_from_uint3_and_scoped_inc_dec(cassc, tmp_path: Path) -> None:
+    """CUDA forms HIP's classes and intrinsics reject: `half2 x; x = {};` (ambiguous between HIP's assignments),
+    `grid = make_uint3(...)` into a dim3 (CUDA's dim3 converts from uint3), atomicInc/atomicDec's
+    _system and _block forms."""
+    write(tmp_path / "k.cu", """\
+#include <cuda_fp16.h>
+__global__ void k(half2* out, unsigned int* counter, const half2* in) {
+  half2 sum;
+  sum = {};
+  sum = __hadd2(sum, in[threadIdx.x]);
+  out[threadIdx.x] = sum;
+  atomicInc_system(counter, 10u);
+  atomicDec_block(counter + 1, 10u);
+  atomicInc_block(counter + 2, 10u);
+  atomicDec_system(counter + 3, 10u);
+}
+void launch(half2* out, unsigned int* counter, const half2* in, int blocks) {
+  dim3 grid(blocks, 1, 1), threads(64, 1, 1);
+  if (blocks > 8) {
+    grid = make_uint3(8, 1, 1);
+    threads = make_uint3(32, 1, 1);
+  }
+  uint3 plain = make_uint3(1, 2, 3);
+  k<<<grid, threads>>>(out, counter + plain.x, in);
+}
+""")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()
+
+
+def test_two_rdc_units_with_cooperative_groups_link(cassc, tmp_path: Path) -> None:
+    """HIP 5's cooperative groups define a device function in their header without `inline`: two -rdc units
+    that include them used to stop the device link on a duplicate symbol (cassc's HIP 5 header overlay)."""
+    for name in ("a", "b"):
+        write(tmp_path / f"{name}.cu", f"""\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void {name}(unsigned* out) {{ out[threadIdx.x] = cg::coalesced_threads().thread_rank(); }}
+""")
+    write(tmp_path / "main.cu", "__global__ void a(unsigned*);\n__global__ void b(unsigned*);\n"
+                                "int main() { a<<<1, 32>>>(nullptr); b<<<1, 32>>>(nullptr); }\n")
+    cassc("-rdc=true", "a.cu", "b.cu", "main.cu", "-o", "app")
+    assert (tmp_path / "app").is_file()
+
+
+def test_libcudacxx_barrier_and_pipeline(cassc, tmp_path: Path) -> None:
+    """libcu++'s <cuda/barrier> and <cuda/pipeline> (CUDA samples' simpleAWBarrier, globalToShmemAsyncCopy): a
+    block barrier with tokens, memcpy_async into it and into thread- and block-scope pipelines, partitioned by role."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <cuda/barrier>
+#include <cuda/pipeline>
+namespace cg = cooperative_groups;
+__global__ void reduce(const float* in, float* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> barrier;
+  __shared__ float staged[256];
+  if (threadIdx.x == 0) init(&barrier, blockDim.x);
+  __syncthreads();
+  cuda::memcpy_async(&staged[threadIdx.x], &in[threadIdx.x], sizeof(float), barrier);
+  auto token = barrier.arrive();
+  barrier.wait(std::move(token));
+  barrier.arrive_and_wait();
+  out[threadIdx.x] = staged[(threadIdx.x + 1) % blockDim.x];
+}
+__global__ void stages(const float4* in, float4* out) {
+  __shared__ float4 buffer[2][64];
+  const auto shape = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  for (int stage = 0; stage < 2; stage++) {
+    pipe.producer_acquire();
+    cuda::memcpy_async(&buffer[stage][threadIdx.x], &in[stage * 64 + threadIdx.x], shape, pipe);
+    pipe.producer_commit();
+  }
+  cuda::pipeline_consumer_wait_prior<1>(pipe);
+  pipe.consumer_wait();
+  out[threadIdx.x] = buffer[0][threadIdx.x];
+  pipe.consumer_release();
+}
+__global__ void roles(const float* in, float* out) {
+  cg::thread_block block = cg::this_thread_block();
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  __shared__ float buffer[2][64];
+  const auto role = threadIdx.x < 64 ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer;
+  auto pipe = cuda::make_pipeline(block, &state, role);
+  for (int i = 0; i < 4; i++) {
+    if (role == cuda::pipeline_role::producer) {
+      pipe.producer_acquire();
+      cuda::memcpy_async(&buffer[i % 2][threadIdx.x], &in[i * 64 + threadIdx.x], sizeof(float), pipe);
+      pipe.producer_commit();
+    } else {
+      pipe.consumer_wait();
+      out[i * 64 + threadIdx.x - 64] = buffer[i % 2][threadIdx.x - 64];
+      pipe.consumer_release();
+    }
+  }
+}
+""")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()
+
+
+def test_reduce_over_a_coalesced_group(cassc, tmp_path: Path) -> None:
+    """cg::reduce over a coalesced group (CUDA samples' binaryPartitionCG: a binary_partition's group), whose size
+    need not be a power of two and which HIP 5 gives no shfl_xor."""
+    write(tmp_path / "k.cu", """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(const int* in, int* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  cg::coalesced_group odd = cg::binary_partition(tile, in[threadIdx.x] & 1);
+  int sum = cg::reduce(odd, in[threadIdx.x], cg::plus<int>());
+  if (odd.thread_rank() == 0) out[threadIdx.x] = sum + cg::reduce(tile, sum, cg::greater<int>());
+}
+""")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()
+
+
 def test_half_and_bfloat16_atomics_tanh_and_cooperative_reduce(cassc, tmp_path: Path) -> None:
     """CUDA APIs HIP 5.2 lacks: atomicAdd on the 16-bit float types (a CAS loop on the enclosing
     32-bit word), htanh/h2tanh_approx, cooperative_groups::reduce over a tile (of a struct too), a
@@ -296,6 +509,42 @@ def test_cuda_math_library_programs_build_where_the_rocm_library_is(package: str
     cassc("main.cu", "-o", "app", f"-l{library}")
     needed = subprocess.run(["readelf", "-d", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     assert f"lib{package.lower()}.so" in needed
+
+
+def test_every_cufft_and_cusolver_status_names_a_value(cassc, tmp_path: Path) -> None:
+    """NVIDIA's samples' helper_cuda.h switches over every cuFFT result and cuSOLVER status, some of which hipFFT and
+    hipSOLVER lack (CUFFT_MISSING_DEPENDENCY..., CUSOLVER_STATUS_INVALID_LICENSE): they name values HIP never returns."""
+    from cassc.toolchain import find_toolchain
+
+    if not all(any((d / probe).is_file() for d in find_toolchain().library_include_dirs)
+               for probe in ("hipfft/hipfft.h", "hipsolver/hipsolver.h")):
+        pytest.skip("this toolchain has no hipFFT or hipSOLVER")
+    write(tmp_path / "main.cu", """\
+#include <cufft.h>
+#include <cusolverDn.h>
+static const char* name(cufftResult r) {
+  switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    case CUFFT_LICENSE_ERROR: return "CUFFT_LICENSE_ERROR";
+    case CUFFT_MISSING_DEPENDENCY: return "CUFFT_MISSING_DEPENDENCY";
+    case CUFFT_NVRTC_FAILURE: return "CUFFT_NVRTC_FAILURE";
+    case CUFFT_NVJITLINK_FAILURE: return "CUFFT_NVJITLINK_FAILURE";
+    case CUFFT_NVSHMEM_FAILURE: return "CUFFT_NVSHMEM_FAILURE";
+    default: return "other";
+  }
+}
+static const char* name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
+    default: return "other";
+  }
+}
+int main() { return name(CUFFT_SUCCESS)[0] != name(CUSOLVER_STATUS_SUCCESS)[0]; }
+""")
+    cassc("-c", "main.cu", "-o", "main.o")
+    assert (tmp_path / "main.o").is_file()
 
 
 def test_cmath_alone_gives_the_global_host_classification_functions(cassc, tmp_path: Path) -> None:

@@ -114,3 +114,28 @@ def test_a_library_constant_without_a_hip_counterpart_is_named_in_one_line() -> 
         "main.cu:9:44: error: 'CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER' is a CUDA API with no HIP "
         "counterpart: cassc cannot build it for AMD GPUs")
     assert "did you mean" not in present(clang)
+
+
+def test_a_tile_wider_than_the_wavefront_is_one_error_at_the_users_line() -> None:
+    """HIP's cooperative groups refuse thread_block_tile<64> with a static assertion inside their header and more
+    errors about the half-built class (clang 19, HIP 5.2, as a compile of `cg::tiled_partition<64>(block)` printed)."""
+    header = "/usr/include/hip/amd_detail/amd_hip_cooperative_groups.h"
+    clang = f"""\
+In file included from t.cu:1:
+{header}:527:17: error: static assertion failed due to requirement 'integral_constant<bool, false>::value': \
+Tile size is either not a power of 2 or greater than the wavefront size
+  527 |   static_assert(is_valid_tile_size<size>::value,
+      |                 ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+{header}:563:39: note: in instantiation of template class 'cooperative_groups::thread_block_tile_base<64>' requested here
+t.cu:5:36: note: in instantiation of template class 'cooperative_groups::thread_block_tile<64, \
+cooperative_groups::thread_block>' requested here
+    5 |   cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+      |                                    ^
+{header}:578:18: error: no member named 'sync' in 'cooperative_groups::thread_block_tile_base<64>'
+  578 |     this->sync();
+      |           ^
+"""
+    shown = present(clang)
+    assert "t.cu:5:36: error: a cooperative_groups tile of 64 threads: AMD GPUs have no tiles wider than a wavefront" \
+        in shown
+    assert "static assertion" not in shown and "no member named 'sync'" not in shown

@@ -138,3 +138,12 @@ def test_rdc_static_constant_in_a_header_used_by_host_and_kernels(cassc, tmp_pat
     write(tmp_path / "main.cu", "void fill_a(); void fill_b();\nint main() { fill_a(); fill_b(); return 0; }\n")
     cassc("-rdc=true", "a.cu", "b.cu", "main.cu", "-o", "app")
     assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
+def test_rdc_link_with_a_linker_script_library(cassc, tmp_path: Path) -> None:
+    """A static library that is a linker script (the stand-in toolkit's libcufft_static.a names hipFFT's library;
+    CUDA samples' simpleCUFFT_callback links it in an -rdc program) holds no device code for the device link."""
+    write(tmp_path / "a.cu", "__global__ void k(int* x) { x[0] = 1; }\nint main() { k<<<1, 1>>>(nullptr); }\n")
+    write(tmp_path / "libscript_static.a", "INPUT(-lm)\n")
+    cassc("-rdc=true", "a.cu", "-L.", "-lscript_static", "-o", "app")
+    assert (tmp_path / "app").is_file()

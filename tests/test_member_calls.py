@@ -28,3 +28,22 @@ def test_arguments_stay_where_they_were() -> None:
     assert rewritten == ("int a = __cassc_members(g).ballot(v > 3) + __cassc_members(*this).any(p)"
                          " + __cassc_members(bits).any() + __cassc_members(g).match_all(v, pred)"
                          " + __cassc_members(g).num_threads();\n")
+
+
+def test_group_shuffles_of_any_trivially_copyable_type_compile(cassc, tmp_path) -> None:
+    """CUDA's group shuffles move structs and vectors (CUDA samples' shfl_scan: a uint4); HIP's take
+    integers and floating point only."""
+    (tmp_path / "k.cu").write_text("""\
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct pair { int key; float value; };
+__global__ void k(uint4* data, pair* pairs, float* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  uint4 v = tile.shfl_xor(data[threadIdx.x], 1);
+  pair p = tile.shfl(pairs[threadIdx.x], 0);
+  pair q = tile.shfl_down(p, 2);
+  out[threadIdx.x] = tile.shfl_up(p.value, 1) + q.key + v.x;
+}
+""")
+    cassc("-c", "k.cu", "-o", "k.o")
+    assert (tmp_path / "k.o").is_file()

@@ -28,6 +28,20 @@
 #define __global__ __attribute__((global, amdgpu_num_vgpr(__CASSC_MAX_VGPRS__)))
 #endif
 
+/* The calling-convention macros of CUDA's headers (host_defines.h, cuda.h): empty outside Windows. Callbacks are
+ * declared `void CUDART_CB f(...)`. */
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
+#ifndef CUDARTAPI
+#define CUDARTAPI
+#endif
+#ifndef CUDA_CB
+#define CUDA_CB
+#endif
+#ifndef CUDAAPI
+#define CUDAAPI
+#endif
 #define __NVCC__ 1
 #define __CUDACC__ 1
 /* nvcc pre-includes cuda_runtime.h, so every CUDA unit sees the toolkit's version macros. */
@@ -78,6 +92,16 @@
 
 #include <cassc/device_prop.h> /* cudaDeviceProp with the legacy fields HIP lacks */
 #include <cassc/library_types.h> /* CUDA 13's library_types.h enumerations HIP lacks */
+#include <cassc/runtime_api.h> /* runtime and driver calls HIP 5 lacks, cudaLimit values HIP lacks */
+/* CUDA's driver result type where a static/inline definition overloads on it (hipify/driver_results.py):
+ * a class of its own, to and from HIP's one error type. */
+#if defined(__cplusplus)
+struct __cassc_CUresult {
+  hipError_t value;
+  __host__ __device__ constexpr __cassc_CUresult(hipError_t result) : value(result) {}
+  __host__ __device__ constexpr operator hipError_t() const { return value; }
+};
+#endif
 #if defined(__cplusplus)
 #include <cassc/device_arithmetic.h> /* SIMD video intrinsics, directed rounding */
 #include <cassc/device_intrinsics.h> /* address spaces, clusters, vector atomics... */
@@ -260,6 +284,29 @@ __device__ inline unsigned int __cassc_atomicInc(unsigned int* address, unsigned
 }
 __device__ inline unsigned int __cassc_atomicDec(unsigned int* address, unsigned int val) {
   return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "agent");
+}
+/* Their system- and block-scope forms (CUDA's atomicInc_system/_block...), which HIP has for none. */
+__device__ inline unsigned int __cassc_atomicInc_system(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_inc32(address, val, __ATOMIC_RELAXED, "");
+}
+__device__ inline unsigned int __cassc_atomicDec_system(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "");
+}
+__device__ inline unsigned int __cassc_atomicInc_block(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_inc32(address, val, __ATOMIC_RELAXED, "workgroup");
+}
+__device__ inline unsigned int __cassc_atomicDec_block(unsigned int* address, unsigned int val) {
+  return __builtin_amdgcn_atomic_dec32(address, val, __ATOMIC_RELAXED, "workgroup");
+}
+
+/* CUDA's dim3 converts from a uint3 (its constructor dim3(uint3)), HIP's does not: `grid = make_uint3(n, 1, 1)`.
+ * make_uint3's value is a uint3 that also converts to dim3. */
+struct __cassc_uint3 : uint3 {
+  __host__ __device__ __cassc_uint3(const uint3& value) : uint3(value) {}
+  __host__ __device__ operator dim3() const { return dim3(this->x, this->y, this->z); }
+};
+__host__ __device__ inline __cassc_uint3 __cassc_make_uint3(unsigned int x, unsigned int y, unsigned int z) {
+  return __cassc_uint3(make_uint3(x, y, z));
 }
 
 /* PTX lop3: any function of three bit vectors, given as its truth table (a = 0xF0, b = 0xCC, c = 0xAA).
@@ -557,4 +604,42 @@ static inline hipError_t cudaMemDiscardBatchAsync(void**, size_t*, size_t, unsig
 __CASSC_BATCH_OVERLOADS(cudaMemPrefetchBatchAsync)
 __CASSC_BATCH_OVERLOADS(cudaMemDiscardAndPrefetchBatchAsync)
 #undef __CASSC_BATCH_OVERLOADS
+/* Runtime calls whose CUDA declaration has default arguments that HIP's twin lacks (found by comparing
+ * cuda_runtime_api.h's __dv() defaults with hip_runtime_api.h's __dparm() ones): the shorter calls, as
+ * overloads of HIP's name. CUDA 12's cudaGraphInstantiate(exec, graph, flags = 0) is HIP's WithFlags form
+ * (HIP keeps CUDA 11's five-argument one), and CUDA 12's cudaStreamGetCaptureInfo HIP's _v2. */
+static inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, unsigned long long flags = 0) {
+  return hipGraphInstantiateWithFlags(exec, graph, flags);
+}
+static inline hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* exec, hipGraph_t graph) {
+  return hipGraphInstantiateWithFlags(exec, graph, 0);
+}
+static inline hipError_t hipMalloc3DArray(hipArray** array, const struct hipChannelFormatDesc* desc,
+                                          struct hipExtent extent) {
+  return hipMalloc3DArray(array, desc, extent, 0);
+}
+static inline hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t* semaphores,
+                                                          const hipExternalSemaphoreSignalParams* params,
+                                                          unsigned int count) {
+  return hipSignalExternalSemaphoresAsync(semaphores, params, count, nullptr);
+}
+static inline hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t* semaphores,
+                                                        const hipExternalSemaphoreWaitParams* params,
+                                                        unsigned int count) {
+  return hipWaitExternalSemaphoresAsync(semaphores, params, count, nullptr);
+}
+static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status) {
+  return hipStreamGetCaptureInfo_v2(stream, status);
+}
+static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status,
+                                                 unsigned long long* id, hipGraph_t* graph,
+                                                 const hipGraphNode_t** dependencies = nullptr,
+                                                 size_t* dependency_count = nullptr) {
+  return hipStreamGetCaptureInfo_v2(stream, status, id, graph, dependencies, dependency_count);
+}
+#if HIP_VERSION_MAJOR < 6
+static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
+  return hipStreamWaitEvent(stream, event, 0);
+}
+#endif
 #endif /* __cplusplus */

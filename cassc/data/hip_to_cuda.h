@@ -10,6 +10,9 @@
 #pragma once
 #include <cuda_runtime.h>
 #include "cassc_hip_names.h"
+/* hipify/driver_results.py's spelling of CUDA's driver result type in a static/inline overload's parameters:
+ * CUDA's own type here (cuda.h, which the unit naming it includes). */
+#define __cassc_CUresult CUresult
 
 #if defined(__CUDACC__) && defined(__cplusplus)
 __device__ inline unsigned int __lane_id() {

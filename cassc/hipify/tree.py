@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cassc.errors import InputError
+from cassc.hipify.attribute_order import move_alignas_first
+from cassc.hipify.brace_assignments import assign_zero_values
+from cassc.hipify.dependent_templates import add_template_keywords
+from cassc.hipify.driver_results import separate_driver_results
 from cassc.hipify.inline_ptx import rewrite_inline_ptx
 from cassc.hipify.member_calls import rewrite_member_calls
 from cassc.hipify.rewrite import rewrite_source
@@ -146,8 +150,11 @@ def hipify_unit(
         except OSError as error:
             raise InputError(f"cannot read '{spelled or original}': {error.strerror}") from error
         # A byte-order mark is only allowed first in a file; the mirror starts with its #line.
-        result = rewrite_source(text.removeprefix("\ufeff"), tables)
-        rewritten, _ = guard_builtin_vector_operators(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])
+        source_rules = separate_driver_results(text.removeprefix("\ufeff"))[0]
+        source_rules = move_alignas_first(assign_zero_values(source_rules)[0])[0]
+        result = rewrite_source(source_rules, tables)
+        rewritten, _ = guard_builtin_vector_operators(
+            add_template_keywords(rewrite_member_calls(rewrite_inline_ptx(result.text)[0])[0])[0])
         name = spelled if spelled is not None else display_path(original, cwd)
         # The source of a CUDA unit also sees the macros nvcc's pre-included cuda_runtime.h leaves defined.
         prelude = "".join(f"#ifndef {macro}\n#define {macro}\n#endif\n"

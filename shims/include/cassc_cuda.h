@@ -11,3 +11,4 @@
 #include "cassc_cuda_names.h"
 #include "cassc/device_prop.h" /* cudaDeviceProp with the fields HIP lacks */
 #include "cassc/library_types.h" /* CUDA 13's library_types.h enumerations HIP lacks */
+#include "cassc/runtime_api.h" /* runtime and driver calls HIP 5 lacks, cudaLimit values HIP lacks */

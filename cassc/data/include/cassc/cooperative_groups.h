@@ -1,7 +1,7 @@
 /* cassc: <cooperative_groups.h>: HIP's, plus block_tile_memory, the scratch CUDA's this_thread_block
  * takes to partition tiles wider than a warp. HIP's tiles are at most a wavefront (32 on gfx11, as a
  * CUDA warp), which need no scratch: the overload returns the plain block, and a wider tile stops at
- * HIP's own size check. And tiled_partition<N>(tile), thread_block_tile<N, ParentTile>, which HIP declares
+ * HIP's own size check (cassc's diagnostics name it in one error at the user's line: diagnostics.py). And tiled_partition<N>(tile), thread_block_tile<N, ParentTile>, which HIP declares
  * but defines for a block parent only: tiles have power-of-two sizes, so a tile of a tile is the block's tile
  * of that size, which knows its parent (meta_group_rank/size). */
 #pragma once
@@ -178,9 +178,37 @@ __CASSC_CG_MEMBER(match_all)
 __CASSC_CG_MEMBER(meta_group_rank)
 __CASSC_CG_MEMBER(meta_group_size)
 namespace __cassc_cg {
+/* CUDA's group shuffles move any trivially copyable type; HIP's take integers and floating point only: another
+ * type moves as its 32-bit words, each shuffled as the group's own shuffle moves an int (HIP's vector types,
+ * which CUDA code shuffles, are not trivially copyable to the compiler, but their bytes are their value). */
+template <class T, class Shuffle>
+__device__ inline T by_words(const T& value, Shuffle shuffle) {
+  constexpr int words = (sizeof(T) + sizeof(int) - 1) / sizeof(int);
+  int in[words] = {};
+  __builtin_memcpy(in, &value, sizeof(T));
+  for (int word = 0; word < words; ++word) in[word] = shuffle(in[word]);
+  union {
+    T value;
+    unsigned char bytes[sizeof(T)];
+  } result;
+  __builtin_memcpy(result.bytes, in, sizeof(T));
+  return result.value;
+}
+#define __CASSC_CG_VIEW_SHUFFLE(member)                                                                        \
+  template <class T, class Lane>                                                                               \
+  __device__ T member(T value, Lane lane) const {                                                              \
+    if constexpr (std::is_integral<T>::value || std::is_floating_point<T>::value)                              \
+      return group.member(value, lane);                                                                        \
+    else                                                                                                       \
+      return by_words(value, [&](int word) { return group.member(word, lane); });                              \
+  }
 template <class Group>
 struct members {
   const Group& group;
+  __CASSC_CG_VIEW_SHUFFLE(shfl)
+  __CASSC_CG_VIEW_SHUFFLE(shfl_up)
+  __CASSC_CG_VIEW_SHUFFLE(shfl_down)
+  __CASSC_CG_VIEW_SHUFFLE(shfl_xor)
   __CASSC_CG_VIEW_MEMBER(num_threads)
   __CASSC_CG_VIEW_MEMBER(ballot)
   __CASSC_CG_VIEW_MEMBER(any)
@@ -193,6 +221,7 @@ struct members {
 }  // namespace __cassc_cg
 #undef __CASSC_CG_MEMBER
 #undef __CASSC_CG_VIEW_MEMBER
+#undef __CASSC_CG_VIEW_SHUFFLE
 /* Group may be const-qualified: the overload takes the object as member_calls.h's fallback does, so the tag
  * alone makes it the better match. */
 template <class Group, class Plain = typename std::remove_const<Group>::type,
@@ -225,7 +254,7 @@ __device__ inline auto invoke_one_broadcast(const Group& group, Fn&& fn, Args&&.
     -> typename std::decay<decltype(std::forward<Fn>(fn)(std::forward<Args>(args)...))>::type {
   typename std::decay<decltype(std::forward<Fn>(fn)(std::forward<Args>(args)...))>::type result{};
   if (group.thread_rank() == 0) result = std::forward<Fn>(fn)(std::forward<Args>(args)...);
-  return group.shfl(result, 0);
+  return __cassc_cg::members<Group>{group}.shfl(result, 0);
 }
 
 /* sm_90's thread-block clusters: a kernel runs in clusters of one block here (device_intrinsics.h), so

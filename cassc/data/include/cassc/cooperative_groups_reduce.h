@@ -1,6 +1,7 @@
 /* cassc: <cooperative_groups/reduce.h> for HIP, which has tiles with shuffles but no cg::reduce.
  * A butterfly over shfl_xor: every thread of the tile gets the result, as with CUDA's reduce.
- * Tiles (thread_block_tile<N>, tiled_partition) have power-of-two sizes, which this relies on.
+ * Tiles (thread_block_tile<N>, tiled_partition) have power-of-two sizes, which this relies on; a coalesced group,
+ * whose size need not be one, reduces along a tree over its lanes.
  * The asynchronous forms (reduce_store_async, reduce_update_async) reduce at once, which CUDA allows (their
  * result is visible after the group's next sync): the group's rank-0 thread stores the result, or combines it
  * into libcu++'s atomic (cassc/cuda_atomic.h) with the operation's atomic where there is one, as CUDA's do. */
@@ -30,21 +31,32 @@ template <typename T> struct bit_xor {
 };
 
 /* CUDA reduces any trivially copyable type; HIP's shuffles take scalars, so values move as 32-bit words. */
-template <typename Group, typename T>
-__device__ T __cassc_shfl_xor_words(const Group& group, T value, unsigned int lane_mask) {
-  int words[(sizeof(T) + 3) / 4] = {};
-  __builtin_memcpy(words, &value, sizeof(T));
-  for (unsigned int i = 0; i < (sizeof(T) + 3) / 4; ++i) words[i] = group.shfl_xor(words[i], lane_mask);
-  __builtin_memcpy(&value, words, sizeof(T));
-  return value;
-}
-
 template <typename Group, typename T, typename Operation>
 __device__ T reduce(const Group& group, T value, Operation operation) {
   for (unsigned int offset = group.size() / 2; offset > 0; offset /= 2) {
-    value = operation(value, __cassc_shfl_xor_words(group, value, offset));
+    value = operation(value, __cassc_cg::by_words(value, [&](int word) { return group.shfl_xor(word, offset); }));
   }
   return value;
+}
+
+/* A coalesced group (HIP 5's has no shfl_xor; its size need not be a power of two): a tree towards rank 0 over the
+ * group's lanes, then rank 0's value to every member. */
+template <typename T, typename Operation>
+__device__ T reduce(const coalesced_group& group, T value, Operation operation) {
+  const unsigned long long lanes = __cassc_cg::lanes(group);
+  const unsigned int rank = group.thread_rank(), size = group.size();
+  auto lane_of = [lanes](unsigned int r) {  // the lane of rank r: lanes' r-th set bit
+    unsigned long long rest = lanes;
+    for (unsigned int i = 0; i < r; ++i) rest &= rest - 1;
+    return static_cast<int>(__builtin_ctzll(rest));
+  };
+  for (unsigned int offset = 1; offset < size; offset *= 2) {
+    const int from = lane_of(rank + offset < size ? rank + offset : rank);  // every member takes part in each shuffle
+    const T other = __cassc_cg::by_words(value, [&](int word) { return __shfl(word, from); });
+    if (rank % (2 * offset) == 0 && rank + offset < size) value = operation(value, other);
+  }
+  const int first = lane_of(0);
+  return __cassc_cg::by_words(value, [&](int word) { return __shfl(word, first); });
 }
 
 /* Combine `value` into the atomic by `operation`; the atomic's old value. */
