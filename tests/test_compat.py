@@ -424,6 +424,16 @@ int main() {
   cublasEmulationStrategy_t strategy = CUBLAS_EMULATION_STRATEGY_EAGER;
   cublasSetEmulationStrategy(handle, strategy);
   cublasGetEmulationStrategy(handle, &strategy);
+  cuComplex* complex_array[2] = {c, c};
+  cublasCgemm3m(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &calpha, c, 4, c, 4, &calpha, c, 4);
+  cublasCgemm3mBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &calpha, complex_array, 4, complex_array, 4,
+                       &calpha, complex_array, 4, 2);
+  // cuBLAS 12.5's grouped batched GEMM: two groups of one problem each
+  cublasOperation_t ops[2] = {CUBLAS_OP_N, CUBLAS_OP_T};
+  int sizes[2] = {4, 8}, ones[2] = {1, 1};
+  double alphas[2] = {1, 2}, betas[2] = {0, 0}, **d = nullptr;
+  cublasDgemmGroupedBatched(handle, ops, ops, sizes, sizes, sizes, alphas, d, sizes, d, sizes, betas, d, sizes, 2,
+                            ones);
   cublasDestroy(handle);
 }
 """),

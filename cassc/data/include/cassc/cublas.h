@@ -39,3 +39,27 @@ static inline hipblasStatus_t __cassc_cublasGetEmulationStrategy(hipblasHandle_t
   *strategy = __CASSC_CUBLAS_EMULATION_STRATEGY_DEFAULT;
   return HIPBLAS_STATUS_SUCCESS;
 }
+
+/* cuBLAS 12.5's grouped batched GEMM (groups of same-shaped problems, each group its own shape, operations and
+   scalars): one hipBLAS batched GEMM per group, over the group's slice of the device pointer arrays. The scalar
+   arrays are host memory, as cuBLAS documents them. */
+#define __CASSC_GEMM_GROUPED_BATCHED(name, T, batched)                                                          \
+  static inline hipblasStatus_t name(hipblasHandle_t handle, const hipblasOperation_t transa_array[],           \
+                                     const hipblasOperation_t transb_array[], const int m_array[],              \
+                                     const int n_array[], const int k_array[], const T alpha_array[],          \
+                                     const T* const Aarray[], const int lda_array[], const T* const Barray[],  \
+                                     const int ldb_array[], const T beta_array[], T* const Carray[],           \
+                                     const int ldc_array[], int group_count, const int group_size[]) {         \
+    if (group_count < 0) return HIPBLAS_STATUS_INVALID_VALUE;                                                   \
+    for (int group = 0, first = 0; group < group_count; first += group_size[group++]) {                         \
+      hipblasStatus_t status = batched(handle, transa_array[group], transb_array[group], m_array[group],         \
+                                       n_array[group], k_array[group], &alpha_array[group], Aarray + first,     \
+                                       lda_array[group], Barray + first, ldb_array[group], &beta_array[group], \
+                                       Carray + first, ldc_array[group], group_size[group]);                   \
+      if (status != HIPBLAS_STATUS_SUCCESS) return status;                                                      \
+    }                                                                                                           \
+    return HIPBLAS_STATUS_SUCCESS;                                                                              \
+  }
+__CASSC_GEMM_GROUPED_BATCHED(__cassc_cublasSgemmGroupedBatched, float, hipblasSgemmBatched)
+__CASSC_GEMM_GROUPED_BATCHED(__cassc_cublasDgemmGroupedBatched, double, hipblasDgemmBatched)
+#undef __CASSC_GEMM_GROUPED_BATCHED
