@@ -273,6 +273,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
       "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
      ["R0", "R1", "R5"], [42, 1, 0]),
+    # a byte selector: R2P's predicates from the second byte of R10 (0xCD), not its first (0xEF)
+    (["R2P PR, R10.B1, 0x7f", "P2R R0, PR, RZ, 0x7f"], ["R0"], [0xCD & 0x7F]),
     # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)
     (["MOV R1, 0x10", "MOV R2, c[0x0][0x20]", "MOV R3, c[0x0][0x24]", "IADD3 R2, R2, R1, RZ", "MOV R4, 0x2a",
       "ST.E [R2.64+0x4], R4", "LDL R0, [R1+0x4]"], ["R0"], [42]),

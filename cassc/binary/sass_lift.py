@@ -378,6 +378,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if isinstance(operand, Register):
             if operand.kind in ("P", "UP"):
                 return self.value(f"zext i1 {self.predicate(operand)} to i32")
+            byte = next((int(s[1]) for s in operand.suffixes if re.fullmatch(r"B[0-3]", s)), 0)
+            if byte:  # a byte selector (R2P PR, R6.B2, mask): that byte as the low bits
+                return self.value(f"lshr i32 {self.register32(operand)}, {8 * byte}")
             return self.register32(operand)
         if isinstance(operand, Immediate):
             if operand.is_float_text:
