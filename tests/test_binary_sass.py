@@ -302,6 +302,23 @@ def test_sm90_generic_shared_addresses_are_the_window_above_swinhi() -> None:
 
 
 @needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_static_shared_memory_is_the_kernels_own_without_sm90s_reserved_window(tmp_path: Path, arch: int) -> None:
+    """sm_90 cubins count a reserved KiB in every kernel's shared size: the round trip of a kernel with only
+    dynamic shared memory must declare none static (with 48 KiB dynamic, 1 KiB more fails the launch)."""
+    write(tmp_path / "s.cu", "__global__ void d(int *o) { extern __shared__ int h[]; h[threadIdx.x] = o[0];\n"
+          "  __syncthreads(); o[threadIdx.x] = h[threadIdx.x ^ 1]; }\n"
+          "__global__ void s(int *o) { __shared__ int h[64]; h[threadIdx.x] = o[0]; __syncthreads();\n"
+          "  o[threadIdx.x] = h[threadIdx.x ^ 1]; }\n")
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)
+    ir, _, failures = lift_sass_kernels(read_kernels((tmp_path / "s.cubin").read_bytes(), arch), NVPTX,
+                                        data_layout(NVPTX))
+    assert failures == {}
+    arrays = re.findall(r"addrspace\(3\) global \[(\d+) x i8\]", ir)
+    assert sorted(arrays) == ["0", "256"], arrays
+
+
+@needs_nvcc
 def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
     write(tmp_path / "s.cu", "__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n")
     subprocess.run([NVCC, "-cubin", "-arch=sm_90", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)

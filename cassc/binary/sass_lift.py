@@ -724,8 +724,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def shared_pointer(self, offset: str) -> str:
         """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
         the cubin records; dynamic shared memory (extern __shared__) follows it, as on NVIDIA, which is
-        where both targets put a launch's dynamic LDS: the offset is not bounded by the array."""
-        size = self.kernel.metadata.shared_size
+        where both targets put a launch's dynamic LDS: the offset is not bounded by the array. On sm_90 the
+        cubin's size counts the reserved window below SHARED_WINDOW_BASE, which no offset here reaches: an
+        array holding it too would make a launch with 48 KiB of dynamic shared memory ask for more."""
+        size = max(self.kernel.metadata.shared_size - SHARED_WINDOW_BASE.get(self.kernel.arch, 0), 0)
         if size == 0:
             name = "__cassc_dynamic_shared"
             self.module_globals[name] = f"@{name} = external addrspace(3) global [0 x i8], align 16"
