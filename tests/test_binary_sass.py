@@ -273,6 +273,8 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
       "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
      ["R0", "R1", "R5"], [42, 1, 0]),
+    # a double's reciprocal seed of an immediate divisor: nvdisasm prints the double (1000), not its high word
+    (["MUFU.RCP64H R0, 1000", "MOV R2, 0x408f4000", "MUFU.RCP64H R1, R2"], ["R0", "R1"], [0x3F50624D, 0x3F50624D]),
     # a byte selector: R2P's predicates from the second byte of R10 (0xCD), not its first (0xEF)
     (["R2P PR, R10.B1, 0x7f", "P2R R0, PR, RZ, 0x7f"], ["R0"], [0xCD & 0x7F]),
     # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)

@@ -1170,7 +1170,12 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if function in ("RCP64H", "RSQ64H"):
             # the high word of 1/x (1/sqrt(x)) for the double whose high word is the operand: the seed of a
             # double division's (square root's) Newton steps, here already exact to double precision
-            high = self.value(f"zext i32 {self.int32(instruction.operands[1])} to i64")
+            operand = instruction.operands[1]
+            if isinstance(operand, Immediate) and not operand.is_hex:  # a double, as nvdisasm prints it
+                word = struct.unpack("<Q", struct.pack("<d", self.float_text(operand.text)))[0] >> 32
+                high = str(word)
+            else:
+                high = self.value(f"zext i32 {self.int32(operand)} to i64")
             x = self.value(f"bitcast i64 {self.value(f'shl i64 {high}, 32')} to double")
             y = self.reciprocal("f64", x, False) if function == "RCP64H" else self.value(
                 f"fdiv double 1.0, {self.unary('llvm.sqrt', 'f64', x)}")
