@@ -275,6 +275,11 @@ CASES = [  # (instructions, the registers read back, their expected values)
      ["R0", "R1", "R5"], [42, 1, 0]),
     # a double's reciprocal seed of an immediate divisor: nvdisasm prints the double (1000), not its high word
     (["MUFU.RCP64H R0, 1000", "MOV R2, 0x408f4000", "MUFU.RCP64H R1, R2"], ["R0", "R1"], [0x3F50624D, 0x3F50624D]),
+    # LOP3's predicate input is or'ed onto its nonzero test (a 64-bit test: the high word's onto the low's)
+    (["ISETP.EQ.AND P1, PT, RZ, RZ, PT", "LOP3.LUT P0, RZ, R10, RZ, RZ, 0xc0, !PT",
+      "LOP3.LUT P2, RZ, R11, 0xff, RZ, 0xc0, P0", "LOP3.LUT P3, RZ, R10, RZ, RZ, 0xc0, P1",
+      "LOP3.LUT P4, RZ, R10, RZ, RZ, 0xc0, P0", "SEL R0, 0x1, RZ, P2", "SEL R1, 0x1, RZ, P3", "SEL R2, 0x1, RZ, P4"],
+     ["R0", "R1", "R2"], [1, 1, 0]),
     # a byte selector: R2P's predicates from the second byte of R10 (0xCD), not its first (0xEF)
     (["R2P PR, R10.B1, 0x7f", "P2R R0, PR, RZ, 0x7f"], ["R0"], [0xCD & 0x7F]),
     # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)

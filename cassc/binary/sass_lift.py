@@ -908,19 +908,19 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
-        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
+        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0) or Pin (!PT when
+        unused): nvcc chains a 64-bit value's nonzero test through it, the high word's test or'ed onto the low's."""
         operands = list(instruction.operands)
         flag = operands.pop(0) if isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") else None
         destination = operands.pop(0)
-        predicate_in = operands[4] if len(operands) > 4 else None
-        if predicate_in is not None and not (isinstance(predicate_in, Register) and predicate_in.index is None
-                                             and predicate_in.inverted):
-            raise self.fail("LOP3 with a predicate input")
         inputs = [self.int32(o) for o in operands[:3]]
         result = self.lop3("b32", inputs, self.immediate(operands[3]))
         self.write32(destination, result)
         if flag is not None:
-            self.set_predicate(flag, self.value(f"icmp ne i32 {result}, 0"))
+            nonzero = self.value(f"icmp ne i32 {result}, 0")
+            if len(operands) > 4:
+                nonzero = self.value(f"or i1 {nonzero}, {self.predicate_operand(operands[4])}")
+            self.set_predicate(flag, nonzero)
 
     def op_PLOP3(self, instruction: SassInstruction) -> None:
         """PLOP3.LUT p, q, a, b, c, lut_p, lut_q: two functions of three predicates."""
