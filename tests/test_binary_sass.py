@@ -325,6 +325,41 @@ def test_static_shared_memory_is_the_kernels_own_without_sm90s_reserved_window(t
     assert sorted(arrays) == ["0", "256"], arrays
 
 
+DEVICE_RUNTIME_CALLS = r"""
+#include <cstdio>
+#include <cassert>
+__global__ void p(int *o, float f) { if (o[threadIdx.x] > 3) printf("v %d %f\n", o[threadIdx.x], f); }
+__global__ void a(int *o) { assert(o[threadIdx.x] < 100); o[threadIdx.x] = 1; }
+__global__ void m(int **o) { o[threadIdx.x] = (int *)malloc(64); free(o[threadIdx.x + 1]); }
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_device_printf_assert_and_heap_calls_through_bank4_are_the_cores(tmp_path: Path, arch: int) -> None:
+    """CALL.ABS.NOINC Rn with Rn loaded from bank 4: vprintf, __assertfail, malloc and free. On AMDGPU the
+    core's hostcall printf (the format traced to its string: 9 bytes with the NUL, two arguments), assert
+    (to the standard error, then a trap) and heap; on NVPTX the same calls, which ptxas links."""
+    write(tmp_path / "r.cu", DEVICE_RUNTIME_CALLS)
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "r.cu", "-o", "r.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "r.cubin").read_bytes(), arch)
+    ir, _, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert failures == {}
+    folded = str(optimized_module(ir, AMDGPU))
+    printf = folded[re.search(r"define [^\n]*@_Z1pPif\(", folded).start():]  # type: ignore[union-attr]
+    printf = printf[:printf.index("\n}\n")]
+    assert re.search(r"@__ockl_printf_append_string_n\(i64 %\w+, ptr [^,]+, i64 9, i32 0\)", printf)
+    assert printf.count("@__ockl_printf_append_args(") == 2
+    assert "@__ockl_fprintf_stderr_begin" in folded and "@llvm.trap" in folded
+    assert "@__ockl_dm_alloc" in folded and "@__ockl_dm_dealloc" in folded
+    ir, _, failures = lift_sass_kernels(kernels, NVPTX, data_layout(NVPTX))
+    assert failures == {}
+    assert all(f"@{name}(" in ir for name in ("vprintf", "__assertfail", "malloc", "free"))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=nvptx_assembly(ir), text=True,
+                       check=True)
+
+
 @needs_nvcc
 def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
     write(tmp_path / "s.cu", "__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n")

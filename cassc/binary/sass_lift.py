@@ -23,6 +23,7 @@ import re
 import struct
 from dataclasses import dataclass, replace
 
+from cassc.binary.printf import argument_layout
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
 from cassc.binary.emit import Emitter, Target, Unsupported, attributes, float_constant, quote, value_type, width
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
@@ -41,6 +42,9 @@ SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, na
     "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
     "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
 ZERO_SPECIALS = {"SR_CgaCtaId"}  # one CTA per cluster
+# CUDA's device runtime: a kernel calls it through bank 4 (`LDC.64 R8, c[0x4][R8]`, `CALL.ABS.NOINC R8`), its
+# arguments in R4 onwards and its result in R4, as the ABI passes them; each function's meaning is the core's.
+DEVICE_RUNTIME = ("vprintf", "__assertfail", "malloc", "free")
 # The shared and local windows in the generic space: their bases are c[0x0][0x18] (shared, sm_75-89) or
 # SR_SWINHI:0 (shared, sm_90) and c[0x0][0x20] (local), 64 bits each. Here a base is HIGH:0, a high word no
 # real address has; generic accesses of a kernel that reads one map HIGH:offset to that offset in the
@@ -604,11 +608,15 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         start = offset if offset in addresses else offset - 4
         if start not in addresses or (size == 8 and start != offset):
             raise self.fail(f"constant bank 4 offset {offset:#x}, which holds no variable's address")
-        missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
+        if addresses[start][0] in DEVICE_RUNTIME:  # only ever called: its calls are resolved where they are made
+            return "0"
+        missing = [name for name, _ in addresses.values()
+                   if name not in self.kernel.device_variables and name not in DEVICE_RUNTIME]
         if missing:
             raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
         self.module_globals.update(device_variable_definitions(self.kernel))
-        entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
+        entries = ", ".join("i64 0" if name in DEVICE_RUNTIME else
+                            f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
                             for _, (name, addend) in sorted(addresses.items()))
         slots = sorted(addresses)
         self.module_globals["__cassc_bank4"] = (f"@__cassc_bank4 = internal addrspace(4) externally_initialized "
@@ -1443,6 +1451,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         destination, source = instruction.operands
         if not isinstance(source, Constant):
             raise self.fail("LDC of something that is not a constant bank reference")
+        if source.bank == 4 and source.register is not None:  # an entry chosen by an index the code just set
+            source = replace(source, register=None,
+                             offset=source.offset + self.traced_immediate(source.register, instruction))
         small = next((m for m in instruction.modifiers if m in ("U8", "S8", "U16", "S16")), None)
         if instruction.has("64"):
             self.write64(destination, self.constant(source, 8))
@@ -1703,6 +1714,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 bit = self.value(f"and i32 {self.value(f'lshr i32 {value}, {index}')}, 1")
                 self.set_predicate(Register("P", index), self.value(f"icmp ne i32 {bit}, 0"))
 
+    def op_LEPC(self, instruction: SassInstruction) -> None:
+        """LEPC Rd: the 64-bit address of this instruction (code's addresses are the listing's; what it is
+        used for, a CALL.ABS's return address, the call made here does not need)."""
+        self.write64(instruction.operands[0], str(instruction.address))
+
     def op_R2UR(self, instruction: SassInstruction) -> None:
         self.write32(instruction.operands[0], self.int32(instruction.operands[1]))
 
@@ -1716,6 +1732,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         target = instruction.operands[-1]
         code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
         functions = self.inlined[-1][5] if self.inlined else self.kernel.functions
+        if instruction.has("ABS") and isinstance(target, Register):
+            self.device_runtime(self.runtime_callee(target))
+            return
         if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
             callee = functions[target.label]
             self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
@@ -1735,6 +1754,102 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             self.branch(self.label(target.label))
             return
         self.copy(instruction, code, target.label, code, region, functions)
+
+    def writer(self, register: Register, before: SassInstruction) -> SassInstruction | None:
+        """The instruction that last set `register` before `before` on every path to it: the nearest earlier
+        write in straight-line code (a label ends the search: another path joins there)."""
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        for instruction in reversed(code[:code.index(before)]):
+            written = instruction.operands[0] if instruction.operands else None
+            if isinstance(written, Register) and written.kind == register.kind and written.index is not None and \
+                    register.index is not None and 0 <= register.index - written.index <= (
+                        1 if instruction.has("64", "WIDE") else 0):
+                return instruction if instruction.guard is None and written.index == register.index else None
+            if instruction.labels or instruction.opcode in ("CALL", "BRA", "EXIT", "RET", "BRX", "JMP"):
+                return None
+        return None
+
+    def traced_immediate(self, register: Register, before: SassInstruction) -> int:
+        """The constant a register holds at `before`, set by a move of an immediate in straight-line code."""
+        if register.index is None:
+            return 0
+        found = self.writer(register, before)
+        if found is not None and (found.opcode in ("MOV", "MOV32I") or found.text.startswith("IMAD.MOV.U32")) \
+                and isinstance(found.operands[-1], Immediate) and not found.operands[-1].is_float_text:
+            return found.operands[-1].integer() & 0xFFFFFFFF
+        raise self.fail(f"an index in {register.kind}{register.index} that is not a constant of the code before it")
+
+    def bank4_symbol(self, register: Register) -> str | None:
+        """The symbol whose address `register` holds, loaded from bank 4 in straight-line code before (through
+        moves: sm_90 loads it into a uniform register first)."""
+        found = self.writer(register, self.current)  # type: ignore[arg-type]
+        source = found.operands[-1] if found is not None else None
+        for _ in range(4):
+            if found is None or not isinstance(source, Register) or source.index is None or not (
+                    found.opcode == "MOV" or found.text.startswith(("IMAD.MOV.U32", "IMAD.U32"))) or any(
+                    isinstance(o, Register) and o.index is not None for o in found.operands[1:-1]):
+                break
+            found = self.writer(source, found)
+            source = found.operands[-1] if found is not None else None
+        if found is None or not isinstance(source, Constant) or source.bank != 4 or found.opcode not in (
+                "LDC", "ULDC", "MOV", "IMAD"):
+            return None
+        offset = source.offset + (self.traced_immediate(source.register, found) if source.register is not None else 0)
+        entry = self.kernel.device_addresses.get(offset)
+        return entry[0] if entry is not None and entry[1] == 0 else None
+
+    def runtime_callee(self, target: Register) -> str:
+        name = self.bank4_symbol(target)
+        if name not in DEVICE_RUNTIME:
+            raise self.fail("a call through a register that holds no device runtime function's address "
+                            f"({', '.join(DEVICE_RUNTIME)})")
+        return name  # type: ignore[return-value]
+
+    def runtime_string(self, register: Register) -> bytes:
+        """The constant string (to its NUL) whose bank-4 address `register` holds: printf's format."""
+        name = self.bank4_symbol(register)
+        if name is None or name not in self.kernel.device_variables:
+            raise self.fail("printf with a format string that is not a constant string")
+        return self.kernel.device_variables[name].split(b"\0")[0]
+
+    def device_runtime(self, name: str) -> None:
+        """A call to CUDA's device runtime: on NVPTX the same call (ptxas links it); on AMDGPU the core's
+        printf (hostcalls), assert (a message to the standard error, then a trap) and heap."""
+        argument = {index: Register("R", index) for index in (4, 6, 8, 10, 12)}
+        if name == "malloc":
+            self.write64(argument[4], self.device_malloc(self.int64(argument[4])))
+        elif name == "free":
+            self.device_free(self.int64(argument[4]))
+        elif name == "__assertfail":
+            message, file, function = (self.int64(argument[i]) for i in (4, 6, 10))
+            line = self.register32(argument[8])
+            if self.target.name == "amdgpu":
+                self.assert_fail(self.assert_format(), message, file, line, function)
+                return
+            callee = self.declare("__assertfail", "declare void @__assertfail(ptr, ptr, i32, ptr, i64)")
+            pointers = [self.integer_pointer(v, "i64", 0) for v in (message, file, function)]
+            self.emit(f"call void {callee}(ptr {pointers[0]}, ptr {pointers[1]}, i32 {line}, ptr {pointers[2]}, "
+                      f"i64 {self.int64(argument[12])})")
+        else:
+            format_address = self.int64(argument[4])
+            buffer = self.generic_pointer(self.int64(argument[6]))
+            if self.target.name != "amdgpu":
+                callee = self.declare("vprintf", "declare i32 @vprintf(ptr, ptr)")
+                self.write32(argument[4], self.value(
+                    f"call i32 {callee}(ptr {self.integer_pointer(format_address, 'i64', 0)}, ptr {buffer})"))
+                return
+            format_string = self.runtime_string(argument[4])
+            try:
+                layout = argument_layout(format_string.decode("latin-1"))
+            except Unsupported as error:
+                raise self.fail(str(error)) from error
+            loaded = []
+            for item in layout:
+                place = self.value(f"getelementptr i8, ptr {buffer}, i64 {item.offset}")
+                value = self.value(f"load i{8 * item.size}, ptr {place}, align {item.size}")
+                loaded.append((item.kind, self.resize(value, f"i{8 * item.size}", "i64", False)))
+            self.printf(format_address, len(format_string) + 1, loaded)
+            self.write32(argument[4], str(len(layout)))  # CUDA's printf returns the arguments it read
 
     def copy(self, call: SassInstruction, caller: list[SassInstruction], name: str, code: list[SassInstruction],
              region: range, functions: dict[str, SassFunction]) -> None:
