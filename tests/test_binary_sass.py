@@ -361,6 +361,24 @@ def test_device_printf_assert_and_heap_calls_through_bank4_are_the_cores(tmp_pat
 
 
 @needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_grid_sync_reads_the_grid_workspace_from_bank0s_environment_registers(tmp_path: Path, arch: int) -> None:
+    """grid.sync() reads the cooperative launch's workspace, %envreg1:%envreg2, from bank 0 (0x8c/0x90, on
+    sm_90 0x44/0x48): the core's workspace on AMDGPU, the same registers on NVPTX."""
+    write(tmp_path / "g.cu", "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+          "__global__ void g(int *o) { cg::grid_group grid = cg::this_grid(); o[grid.thread_rank()] = 1;\n"
+          "  grid.sync(); o[grid.thread_rank()] += o[(grid.thread_rank() + 1) % grid.size()]; }\n")
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "g.cu", "-o", "g.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "g.cubin").read_bytes(), arch)
+    ir, _, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "@__cassc_grid_workspace" in ir
+    ir, _, failures = lift_sass_kernels(kernels, NVPTX, data_layout(NVPTX))
+    assert failures == {}
+    ptx = nvptx_assembly(ir)
+    assert "%envreg1" in ptx and "%envreg2" in ptx
+
+
+@needs_nvcc
 def test_sm90_bank4_addresses_come_from_rela_records(tmp_path: Path) -> None:
     write(tmp_path / "s.cu", "__global__ void k(float *x) { x[threadIdx.x] = sinf(x[threadIdx.x]); }\n")
     subprocess.run([NVCC, "-cubin", "-arch=sm_90", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)

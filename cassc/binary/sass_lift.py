@@ -36,6 +36,9 @@ from cassc.binary.sass_matrices import MatrixOperations
 BLOCK_DIM = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z", 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
 STACK_POINTER = 0x28
 MEMORY_DESCRIPTORS = {0x118, 0x11C, 0x208, 0x20C}  # sm_75-89 / sm_90: the descriptor desc[URn] names
+# %envreg<N>, the driver's environment registers (envreg1:envreg2, high:low, is a cooperative launch's grid
+# workspace, which grid.sync() counts arrivals in), are bank 0's words at base + 4 N: arch -> base (0x88 before sm_90)
+ENV_REGISTER_BASE = {90: 0x40}
 SHARED_WINDOW_BASE = {90: 0x400}  # arch -> the offset static shared memory starts at (sm_90's reserved 1 KiB)
 SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, name in
                      (("TID", "tid"), ("CTAID", "ctaid")) for axis in "xyz"} | {
@@ -506,6 +509,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             return str(self.frame_top())
         if offset in MEMORY_DESCRIPTORS:
             return "0"
+        environment = (offset - ENV_REGISTER_BASE.get(self.kernel.arch, 0x88)) // 4
+        if offset % 4 == 0 and 0 <= environment and environment + size // 4 <= 32:
+            words = [self.special_register(f"%envreg{environment + k}") or ("", "") for k in range(size // 4)]
+            values = [self.resize(value, kind, "i32", False) for value, kind in words]
+            return values[0] if size == 4 else self.pair(values[0], values[1])
         if offset in WINDOWS:  # a window's base, whole or its low word (0)
             return str(WINDOW_HIGH[WINDOWS[offset]] << 32) if size == 8 else "0"
         if offset - 4 in WINDOWS and size == 4:  # its high word
@@ -1602,6 +1610,7 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
     op_ENDCOLLECTIVE = reconvergence_hint  # the end of a WARPSYNC.COLLECTIVE region: its lanes go on together
+    op_CGAERRBAR = reconvergence_hint  # ERRBAR for the CTA's cluster (sm_90): a cluster of one CTA here
 
     def op_BMOV(self, instruction: SassInstruction) -> None:
         """BMOV.32(.CLEAR) Rd, Bn / BMOV.32 Bn, Rs: a convergence barrier saved to a register and restored
