@@ -786,7 +786,8 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     from cassc.binary.fallback import Fallback
     from cassc.binary.translate import translate_group
 
-    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n')
+    # a performance-monitor trigger (PMTRIG), which the lifter leaves to the model
+    write(tmp_path / "p.cu", '__global__ void k(int v) { if (v > 2) asm volatile("pmevent 1;"); }\n')
     subprocess.run([NVCC, "-gencode", "arch=compute_86,code=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path,
                    check=True)
     (module,) = read_binary(tmp_path / "p.o")
@@ -798,7 +799,7 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     # the CASS assembly models' own format: the kernel's SASS in a ```cudaasm block (the answer's ```hipasm
     # block is what AssemblyAnswer gives)
     assert prompt.startswith("Convert the following CUDA device assembly code to HIP device assembly:\n```cudaasm\n")
-    assert "CALL" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
+    assert "PMTRIG" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
     assert translation.route == "sass"
     if accepted:
         (kernel,) = translation.kernels
