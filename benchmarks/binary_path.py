@@ -26,6 +26,10 @@ left out: they differ between any two runs) and writes benchmarks/results/binary
     (on the GPU machine, one part per GPU)  python3 pack/device.py pack $OUT/p1 --timeout 240 --jobs 4 --part 1/4 ...
     .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results p*/results-*-of-4.json \
         --device "four H200s (sm_90)"
+
+`build --builds DIR` fills a cache of the sample's nvcc builds (and, with --hip, the HIP twins' counts) that
+`prepare`/`one --builds DIR` reuse: the builds do not depend on the translator, so a re-preparation after a
+translator change spends its time on translation alone. `--sample-of WORK` takes an earlier preparation's sample.
 """
 
 from __future__ import annotations
