@@ -26,6 +26,10 @@ left out: they differ between any two runs) and writes benchmarks/results/binary
     (on the GPU machine, one part per GPU)  python3 pack/device.py pack $OUT/p1 --timeout 240 --jobs 4 --part 1/4 ...
     .venv/bin/python benchmarks/binary_path.py report --work /tmp/bp --device-results p*/results-*-of-4.json \
         --device "four H200s (sm_90)"
+
+`build --builds DIR` fills a cache of the sample's nvcc builds (and, with --hip, the HIP twins' counts) that
+`prepare`/`one --builds DIR` reuse: the builds do not depend on the translator, so a re-preparation after a
+translator change spends its time on translation alone. `--sample-of WORK` takes an earlier preparation's sample.
 """
 
 from __future__ import annotations
@@ -248,6 +252,21 @@ def failing_originals(verify_state: Path) -> set[str]:
     return failing
 
 
+def sample_names(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The seeded sample, and the benchmarks the seed drew before its last that were left out as failing; or
+    the sample an earlier preparation recorded (--sample-of), for a comparison over the same programs."""
+    if args.sample_of:
+        earlier = Path(args.sample_of)
+        recorded = json.loads((earlier / "sample.json").read_text())
+        return [r["name"] for r in json.loads((earlier / "state.json").read_text())], recorded["left_out"]
+    source_root = Path(args.hecbench) / "src"
+    names = sorted(d.name for d in source_root.iterdir() if d.name.endswith("-cuda") and in_reach(d))
+    random.Random(args.seed).shuffle(names)
+    failing = failing_originals(Path(args.skip_failing_originals)) if args.skip_failing_originals else set()
+    chosen = [n for n in names if n not in failing][:args.sample]
+    return chosen, [n for n in names[:names.index(chosen[-1]) + 1] if n in failing]
+
+
 def prepare(args: argparse.Namespace) -> None:
     """Each benchmark in a child process (`one`): LLVM aborts the whole process on some internal errors."""
     source_root = Path(args.hecbench) / "src"
@@ -256,12 +275,8 @@ def prepare(args: argparse.Namespace) -> None:
     shutil.rmtree(work, ignore_errors=True)
     (work / "results").mkdir(parents=True)
     pack.mkdir()
-    names = sorted(d.name for d in source_root.iterdir() if d.name.endswith("-cuda") and in_reach(d))
-    random.Random(args.seed).shuffle(names)
-    failing = failing_originals(Path(args.skip_failing_originals)) if args.skip_failing_originals else set()
-    chosen = [n for n in names if n not in failing][:args.sample]
-    sample = {"seed": args.seed, "left_out": [n for n in names[:names.index(chosen[-1]) + 1] if n in failing],
-              "arch": args.arch, "sass": args.sass}
+    chosen, left_out = sample_names(args)
+    sample = {"seed": args.seed, "left_out": left_out, "arch": args.arch, "sass": args.sass}
     (work / "sample.json").write_text(json.dumps(sample))
     (work / "build").mkdir()
     for extra in ("include", "data"):  # a few Makefiles reach ../include
@@ -276,7 +291,8 @@ def prepare(args: argparse.Namespace) -> None:
         left = args.deadline - (time.monotonic() - started) if args.deadline else 900
         try:  # a benchmark may take past the deadline by as much as its own limit
             return run([sys.executable, __file__, "one", args.hecbench, name, "--work", str(work), "--arch",
-                        args.arch, *(["--sass"] if args.sass else [])], REPO_ROOT, timeout=int(min(1200, left + 300)))
+                        args.arch, *(["--sass"] if args.sass else []), *(["--builds", args.builds] if args.builds else [])],
+                       REPO_ROOT, timeout=int(min(1200, left + 300)))
         except subprocess.TimeoutExpired:
             return subprocess.CompletedProcess([], 1, "", "timed out")
 
@@ -313,11 +329,65 @@ def prepare(args: argparse.Namespace) -> None:
 
 def one(args: argparse.Namespace) -> None:
     work = Path(args.work)
-    result = prepare_one(args.name, Path(args.hecbench) / "src", work, args.arch, args.sass)
+    result = prepare_one(args.name, Path(args.hecbench) / "src", work, args.arch, args.sass,
+                         Path(args.builds) if args.builds else None)
     (work / "results" / f"{args.name}.json").write_text(json.dumps(asdict(result)))
 
 
-def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", sass: bool = False) -> BenchmarkResult:
+def nvcc_build(name: str, source_root: Path, scratch: Path, arch: str, builds: Path | None) -> bool:
+    """`make CC=nvcc` in `scratch`, a copy of the benchmark; whether it succeeded. With `builds`, a cache of
+    untouched build directories (one per arch) that any later preparation reuses: the nvcc build does not
+    depend on the translator, and it is most of a preparation's time. copytree keeps the times, so a later
+    `make` (the relink) finds the objects up to date."""
+    cached = builds / arch / name if builds else None
+    if cached and (cached / ".cassc-built").exists():
+        shutil.copytree(cached, scratch, symlinks=True)
+        return (cached / ".cassc-built").read_text() == "0"
+    shutil.copytree(source_root / name, scratch, symlinks=True)
+    done = run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    if cached:
+        shutil.rmtree(cached, ignore_errors=True)
+        shutil.copytree(scratch, cached, symlinks=True)
+        (cached / ".cassc-built").write_text(str(done.returncode))
+    return done.returncode == 0
+
+
+def hip_twin(twin: Path, scratch: Path, builds: Path | None) -> dict[str, tuple[int, int]]:
+    """hip_twin_kernels, kept in `builds` (the same for every arch and translator version)."""
+    if not twin.is_dir():
+        return {}
+    cached = builds / "hip" / f"{twin.name}.json" if builds else None
+    if cached and cached.exists():
+        return {name: (counts[0], counts[1]) for name, counts in json.loads(cached.read_text()).items()}
+    found = hip_twin_kernels(twin, scratch)
+    if cached:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(found))
+    return found
+
+
+def build(args: argparse.Namespace) -> None:
+    """Only the nvcc builds (and HIP twins) of the sample, into --builds, for preparations to come."""
+    builds = Path(args.builds)
+    source_root = Path(args.hecbench) / "src"
+    scratch_root = builds / "scratch" / args.arch
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    for extra in ("include", "data"):
+        if (source_root / extra).exists() and not (scratch_root / extra).exists():
+            (scratch_root / extra).symlink_to(source_root / extra)
+    for name in sample_names(args)[0]:
+        started = time.monotonic()
+        scratch = scratch_root / name
+        shutil.rmtree(scratch, ignore_errors=True)
+        built = nvcc_build(name, source_root, scratch, args.arch, builds)
+        if args.hip:
+            hip_twin(source_root / name.replace("-cuda", "-hip"), scratch, builds)
+        shutil.rmtree(scratch, ignore_errors=True)
+        print(f"{name}: {'built' if built else 'failed'} {time.monotonic() - started:.0f} s", flush=True)
+
+
+def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", sass: bool = False,
+                builds: Path | None = None) -> BenchmarkResult:
     """`sass`: every object's device code is lifted from its SASS (the SASS route, forced), not its PTX."""
     from cassc.binary.codegen import data_layout, nvptx_assembly
     from cassc.binary.extract import read_binary
@@ -331,18 +401,16 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     pack = work / "pack"
     lld = find_toolchain().lld
     scratch = work / "build" / name
-    shutil.copytree(source_root / name, scratch, symlinks=True)
-    built = run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
+    built = nvcc_build(name, source_root, scratch, arch, builds)
     programs = [p for p in scratch.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.suffix == ""
                 and p.read_bytes()[:4] == b"\x7fELF"]
-    result = BenchmarkResult(name, built.returncode == 0 and len(programs) == 1)
+    result = BenchmarkResult(name, built and len(programs) == 1)
     if not result.built:
-        result.note = "nvcc build failed" if built.returncode else "not one program"
+        result.note = "nvcc build failed" if not built else "not one program"
         return result
     program = programs[0]
     original = program.read_bytes()
-    twin = hip_twin_kernels(source_root / name.replace("-cuda", "-hip"), scratch) \
-        if (source_root / name.replace("-cuda", "-hip")).is_dir() else {}
+    twin = hip_twin(source_root / name.replace("-cuda", "-hip"), scratch, builds)
     replaced_any = False
     separate: list = []  # the -rdc modules: one program, translated together as cassc's link does
     for obj in sorted(scratch.glob("*.o")):
@@ -629,19 +697,28 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("prepare")
     p.add_argument("hecbench")
-    p.add_argument("--sample", type=int, default=40)
-    p.add_argument("--seed", type=int, default=5)
     p.add_argument("--work", default="/tmp/binary-path")
     p.add_argument("--jobs", type=int, default=1, help="benchmarks prepared at a time")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds: no benchmark starts later (those left are recorded as not reached, and the "
                         "report says which of the sample it covers)")
-    for command in (p, o := commands.add_parser("one", help="one benchmark (prepare runs each in a child process)")):
+    b = commands.add_parser("build", help="only the sample's nvcc builds (and HIP twins), into --builds")
+    b.add_argument("hecbench")
+    b.add_argument("--hip", action="store_true", help="the HIP twins' counts too")
+    for command in (p, b):
+        command.add_argument("--sample", type=int, default=40)
+        command.add_argument("--seed", type=int, default=5)
+        command.add_argument("--sample-of", metavar="WORK",
+                             help="an earlier preparation's work directory: its sample, in its order")
+        command.add_argument("--skip-failing-originals", metavar="VERIFY_JSON",
+                             help="hecbench_verify.py's verify.json: leave out benchmarks whose original exited with "
+                                  "an error on the H200 there (a round trip of those shows nothing)")
+    for command in (p, o := commands.add_parser("one", help="one benchmark (prepare runs each in a child process)"), b):
         command.add_argument("--arch", default="sm_90", help="the Makefile's ARCH (nvcc -arch)")
         command.add_argument("--sass", action="store_true", help="lift each object's SASS, not its PTX")
-    p.add_argument("--skip-failing-originals", metavar="VERIFY_JSON",
-                   help="hecbench_verify.py's verify.json: leave out benchmarks whose original exited with an error "
-                        "on the H200 there (a round trip of those shows nothing)")
+        command.add_argument("--builds", required=command is b,
+                             help="a directory of nvcc builds (and HIP twin counts) reused from one preparation to "
+                                  "the next (`build` fills it; without it every benchmark is built again)")
     o.add_argument("hecbench")
     o.add_argument("name")
     o.add_argument("--work", default="/tmp/binary-path")
@@ -662,7 +739,7 @@ def main() -> None:
                    "(e.g. 'one H100 (sm_90)')")
     r.add_argument("--recount", action="store_true", help="count instructions again from the build directories")
     args = parser.parse_args()
-    {"prepare": prepare, "one": one, "report": report, "retranslate": retranslate,
+    {"prepare": prepare, "build": build, "one": one, "report": report, "retranslate": retranslate,
      "retranslate-one": retranslate_one}[args.command](args)
 
 

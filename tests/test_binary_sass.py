@@ -273,6 +273,15 @@ CASES = [  # (instructions, the registers read back, their expected values)
     (["MOV R2, RZ", "MOV R3, c[0x0][0x1c]", "MOV R4, 0x2a", "ST.E [R2.64+0x8], R4", "LDS R0, [0x8]",
       "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0", "QSPC.E.S P1, RZ, [R10]", "SEL R5, 0x1, RZ, P1"],
      ["R0", "R1", "R5"], [42, 1, 0]),
+    # a double's reciprocal seed of an immediate divisor: nvdisasm prints the double (1000), not its high word
+    (["MUFU.RCP64H R0, 1000", "MOV R2, 0x408f4000", "MUFU.RCP64H R1, R2"], ["R0", "R1"], [0x3F50624D, 0x3F50624D]),
+    # LOP3's predicate input is or'ed onto its nonzero test (a 64-bit test: the high word's onto the low's)
+    (["ISETP.EQ.AND P1, PT, RZ, RZ, PT", "LOP3.LUT P0, RZ, R10, RZ, RZ, 0xc0, !PT",
+      "LOP3.LUT P2, RZ, R11, 0xff, RZ, 0xc0, P0", "LOP3.LUT P3, RZ, R10, RZ, RZ, 0xc0, P1",
+      "LOP3.LUT P4, RZ, R10, RZ, RZ, 0xc0, P0", "SEL R0, 0x1, RZ, P2", "SEL R1, 0x1, RZ, P3", "SEL R2, 0x1, RZ, P4"],
+     ["R0", "R1", "R2"], [1, 1, 0]),
+    # a byte selector: R2P's predicates from the second byte of R10 (0xCD), not its first (0xEF)
+    (["R2P PR, R10.B1, 0x7f", "P2R R0, PR, RZ, 0x7f"], ["R0"], [0xCD & 0x7F]),
     # the generic local window: c[0x0][0x20] (a frame offset made generic, as sinf's slow path does)
     (["MOV R1, 0x10", "MOV R2, c[0x0][0x20]", "MOV R3, c[0x0][0x24]", "IADD3 R2, R2, R1, RZ", "MOV R4, 0x2a",
       "ST.E [R2.64+0x4], R4", "LDL R0, [R1+0x4]"], ["R0"], [42]),
@@ -297,6 +306,76 @@ def test_sm90_generic_shared_addresses_are_the_window_above_swinhi() -> None:
     lines = ["S2R R3, SR_SWINHI", "MOV R2, 0x410", "MOV R4, 0x2a", "ST.E [R2.64], R4", "LDS R0, [0x410]",
              "QSPC.E.S P0, RZ, [R2]", "SEL R1, 0x1, RZ, P0"]
     assert evaluate(lines, ["R0", "R1"], arch=90) == [42, 1]
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_static_shared_memory_is_the_kernels_own_without_sm90s_reserved_window(tmp_path: Path, arch: int) -> None:
+    """sm_90 cubins count a reserved KiB in every kernel's shared size: the round trip of a kernel with only
+    dynamic shared memory must declare none static (with 48 KiB dynamic, 1 KiB more fails the launch)."""
+    write(tmp_path / "s.cu", "__global__ void d(int *o) { extern __shared__ int h[]; h[threadIdx.x] = o[0];\n"
+          "  __syncthreads(); o[threadIdx.x] = h[threadIdx.x ^ 1]; }\n"
+          "__global__ void s(int *o) { __shared__ int h[64]; h[threadIdx.x] = o[0]; __syncthreads();\n"
+          "  o[threadIdx.x] = h[threadIdx.x ^ 1]; }\n")
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "s.cu", "-o", "s.cubin"], cwd=tmp_path, check=True)
+    ir, _, failures = lift_sass_kernels(read_kernels((tmp_path / "s.cubin").read_bytes(), arch), NVPTX,
+                                        data_layout(NVPTX))
+    assert failures == {}
+    arrays = re.findall(r"addrspace\(3\) global \[(\d+) x i8\]", ir)
+    assert sorted(arrays) == ["0", "256"], arrays
+
+
+DEVICE_RUNTIME_CALLS = r"""
+#include <cstdio>
+#include <cassert>
+__global__ void p(int *o, float f) { if (o[threadIdx.x] > 3) printf("v %d %f\n", o[threadIdx.x], f); }
+__global__ void a(int *o) { assert(o[threadIdx.x] < 100); o[threadIdx.x] = 1; }
+__global__ void m(int **o) { o[threadIdx.x] = (int *)malloc(64); free(o[threadIdx.x + 1]); }
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_device_printf_assert_and_heap_calls_through_bank4_are_the_cores(tmp_path: Path, arch: int) -> None:
+    """CALL.ABS.NOINC Rn with Rn loaded from bank 4: vprintf, __assertfail, malloc and free. On AMDGPU the
+    core's hostcall printf (the format traced to its string: 9 bytes with the NUL, two arguments), assert
+    (to the standard error, then a trap) and heap; on NVPTX the same calls, which ptxas links."""
+    write(tmp_path / "r.cu", DEVICE_RUNTIME_CALLS)
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "r.cu", "-o", "r.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "r.cubin").read_bytes(), arch)
+    ir, _, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert failures == {}
+    folded = str(optimized_module(ir, AMDGPU))
+    printf = folded[re.search(r"define [^\n]*@_Z1pPif\(", folded).start():]  # type: ignore[union-attr]
+    printf = printf[:printf.index("\n}\n")]
+    assert re.search(r"@__ockl_printf_append_string_n\(i64 %\w+, ptr [^,]+, i64 9, i32 0\)", printf)
+    assert printf.count("@__ockl_printf_append_args(") == 2
+    assert "@__ockl_fprintf_stderr_begin" in folded and "@llvm.trap" in folded
+    assert "@__ockl_dm_alloc" in folded and "@__ockl_dm_dealloc" in folded
+    ir, _, failures = lift_sass_kernels(kernels, NVPTX, data_layout(NVPTX))
+    assert failures == {}
+    assert all(f"@{name}(" in ir for name in ("vprintf", "__assertfail", "malloc", "free"))
+    if PTXAS.exists():
+        subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=nvptx_assembly(ir), text=True,
+                       check=True)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ARCHS)
+def test_grid_sync_reads_the_grid_workspace_from_bank0s_environment_registers(tmp_path: Path, arch: int) -> None:
+    """grid.sync() reads the cooperative launch's workspace, %envreg1:%envreg2, from bank 0 (0x8c/0x90, on
+    sm_90 0x44/0x48): the core's workspace on AMDGPU, the same registers on NVPTX."""
+    write(tmp_path / "g.cu", "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+          "__global__ void g(int *o) { cg::grid_group grid = cg::this_grid(); o[grid.thread_rank()] = 1;\n"
+          "  grid.sync(); o[grid.thread_rank()] += o[(grid.thread_rank() + 1) % grid.size()]; }\n")
+    subprocess.run([NVCC, "-cubin", f"-arch=sm_{arch}", "g.cu", "-o", "g.cubin"], cwd=tmp_path, check=True)
+    kernels = read_kernels((tmp_path / "g.cubin").read_bytes(), arch)
+    ir, _, failures = lift_sass_kernels(kernels, AMDGPU, data_layout(AMDGPU))
+    assert failures == {} and "@__cassc_grid_workspace" in ir
+    ir, _, failures = lift_sass_kernels(kernels, NVPTX, data_layout(NVPTX))
+    assert failures == {}
+    ptx = nvptx_assembly(ir)
+    assert "%envreg1" in ptx and "%envreg2" in ptx
 
 
 @needs_nvcc
@@ -707,7 +786,8 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     from cassc.binary.fallback import Fallback
     from cassc.binary.translate import translate_group
 
-    write(tmp_path / "p.cu", '#include <cstdio>\n__global__ void k(int v) { printf("%d", v); }\n')
+    # a performance-monitor trigger (PMTRIG), which the lifter leaves to the model
+    write(tmp_path / "p.cu", '__global__ void k(int v) { if (v > 2) asm volatile("pmevent 1;"); }\n')
     subprocess.run([NVCC, "-gencode", "arch=compute_86,code=sm_86", "-c", "p.cu", "-o", "p.o"], cwd=tmp_path,
                    check=True)
     (module,) = read_binary(tmp_path / "p.o")
@@ -719,7 +799,7 @@ def test_the_model_answers_for_a_sass_kernel_the_lifter_cannot_translate(tmp_pat
     # the CASS assembly models' own format: the kernel's SASS in a ```cudaasm block (the answer's ```hipasm
     # block is what AssemblyAnswer gives)
     assert prompt.startswith("Convert the following CUDA device assembly code to HIP device assembly:\n```cudaasm\n")
-    assert "CALL" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
+    assert "PMTRIG" in prompt and "Function : _Z1ki" in prompt and prompt.endswith("\n```")
     assert translation.route == "sass"
     if accepted:
         (kernel,) = translation.kernels

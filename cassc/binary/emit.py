@@ -997,6 +997,14 @@ class Emitter:
         self.guarded(self.value(f"icmp ne i64 {address}, 0"), count)
         return self.value(f"load i64, {self.alloca_ptr()} {slot}")
 
+    def assert_format(self) -> str:
+        """The i64 generic address of CUDA's assert message format, a constant of the module."""
+        text = ASSERT_FORMAT.encode() + b"\0"
+        characters = "".join(f"\\{b:02X}" for b in text)
+        self.declare("__cassc_assert_format", f"@__cassc_assert_format = linkonce_odr hidden addrspace(1) constant "
+                     f'[{len(text)} x i8] c"{characters}", align 1')
+        return self.value("ptrtoint ptr addrspace(1) @__cassc_assert_format to i64")
+
     def assert_fail(self, format_address: str, message: str, file: str, line: str, function: str) -> None:
         """A failed device assert (`__assertfail(message, file, line, function, char size)`): CUDA's message,
         `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `message` failed.` (ASSERT_FORMAT, at

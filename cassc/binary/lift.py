@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass, field, replace
 
 from cassc.binary import images, matrices
-from cassc.binary.emit import (AMDGPU, ASSERT_FORMAT, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
+from cassc.binary.emit import (AMDGPU, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported, attributes, cuda_parameter_offsets, float_constant, int_type, is_float,
                                is_signed, managed_annotations, quote, space_number, value_type, variable_definition,
                                width)
@@ -1292,14 +1292,6 @@ class FunctionLifter(Emitter):
 
             walk(self.function.body or [])
         return self._definitions
-
-    def assert_format(self) -> str:
-        """The i64 generic address of CUDA's assert message format, a constant of the module."""
-        text = ASSERT_FORMAT.encode() + b"\0"
-        characters = "".join(f"\\{b:02X}" for b in text)
-        self.declare("__cassc_assert_format", f"@__cassc_assert_format = linkonce_odr hidden addrspace(1) constant "
-                     f'[{len(text)} x i8] c"{characters}", align 1')
-        return self.value("ptrtoint ptr addrspace(1) @__cassc_assert_format to i64")
 
     # synchronisation
     def op_bar(self, instruction: Instruction) -> None:

@@ -23,6 +23,7 @@ import re
 import struct
 from dataclasses import dataclass, replace
 
+from cassc.binary.printf import argument_layout
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
 from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, managed_annotations, quote,
                                value_type, variable_definition, width)
@@ -36,12 +37,18 @@ from cassc.binary.sass_matrices import MatrixOperations
 BLOCK_DIM = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z", 0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
 STACK_POINTER = 0x28
 MEMORY_DESCRIPTORS = {0x118, 0x11C, 0x208, 0x20C}  # sm_75-89 / sm_90: the descriptor desc[URn] names
+# %envreg<N>, the driver's environment registers (envreg1:envreg2, high:low, is a cooperative launch's grid
+# workspace, which grid.sync() counts arrivals in), are bank 0's words at base + 4 N: arch -> base (0x88 before sm_90)
+ENV_REGISTER_BASE = {90: 0x40}
 SHARED_WINDOW_BASE = {90: 0x400}  # arch -> the offset static shared memory starts at (sm_90's reserved 1 KiB)
 SPECIAL_REGISTERS = {f"SR_{base}.{axis.upper()}": f"%{name}.{axis}" for base, name in
                      (("TID", "tid"), ("CTAID", "ctaid")) for axis in "xyz"} | {
     "SR_LANEID": "%laneid", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt", "SR_LEMASK": "%lanemask_le",
     "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge", "SR_CLOCKLO": "%clock", "SR_VIRTID": "%warpid"}
 ZERO_SPECIALS = {"SR_CgaCtaId"}  # one CTA per cluster
+# CUDA's device runtime: a kernel calls it through bank 4 (`LDC.64 R8, c[0x4][R8]`, `CALL.ABS.NOINC R8`), its
+# arguments in R4 onwards and its result in R4, as the ABI passes them; each function's meaning is the core's.
+DEVICE_RUNTIME = ("vprintf", "__assertfail", "malloc", "free")
 # The shared and local windows in the generic space: their bases are c[0x0][0x18] (shared, sm_75-89) or
 # SR_SWINHI:0 (shared, sm_90) and c[0x0][0x20] (local), 64 bits each. Here a base is HIGH:0, a high word no
 # real address has; generic accesses of a kernel that reads one map HIGH:offset to that offset in the
@@ -383,6 +390,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if isinstance(operand, Register):
             if operand.kind in ("P", "UP"):
                 return self.value(f"zext i1 {self.predicate(operand)} to i32")
+            byte = next((int(s[1]) for s in operand.suffixes if re.fullmatch(r"B[0-3]", s)), 0)
+            if byte:  # a byte selector (R2P PR, R6.B2, mask): that byte as the low bits
+                return self.value(f"lshr i32 {self.register32(operand)}, {8 * byte}")
             return self.register32(operand)
         if isinstance(operand, Immediate):
             if operand.is_float_text:
@@ -508,6 +518,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             return str(self.frame_top())
         if offset in MEMORY_DESCRIPTORS:
             return "0"
+        environment = (offset - ENV_REGISTER_BASE.get(self.kernel.arch, 0x88)) // 4
+        if offset % 4 == 0 and 0 <= environment and environment + size // 4 <= 32:
+            words = [self.special_register(f"%envreg{environment + k}") or ("", "") for k in range(size // 4)]
+            values = [self.resize(value, kind, "i32", False) for value, kind in words]
+            return values[0] if size == 4 else self.pair(values[0], values[1])
         if offset in WINDOWS:  # a window's base, whole or its low word (0)
             return str(WINDOW_HIGH[WINDOWS[offset]] << 32) if size == 8 else "0"
         if offset - 4 in WINDOWS and size == 4:  # its high word
@@ -610,7 +625,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         start = offset if offset in addresses else offset - 4
         if start not in addresses or (size == 8 and start != offset):
             raise self.fail(f"constant bank 4 offset {offset:#x}, which holds no variable's address")
-        missing = [name for name, _ in addresses.values() if name not in self.kernel.device_variables]
+        if addresses[start][0] in DEVICE_RUNTIME:  # only ever called: its calls are resolved where they are made
+            return "0"
+        missing = [name for name, _ in addresses.values()
+                   if name not in self.kernel.device_variables and name not in DEVICE_RUNTIME]
         if missing:
             raise self.fail(f"the address of {missing[0]}, which is not a __device__ variable of this cubin")
         self.module_globals.update(device_variable_definitions(self.kernel, self.target))
@@ -622,7 +640,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 return address
             return self.value(f"trunc i64 {self.value(f'lshr i64 {address}, 32') if start != offset else address} "
                               "to i32")
-        entries = ", ".join(f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
+        entries = ", ".join("i64 0" if name in DEVICE_RUNTIME else
+                            f"i64 add (i64 ptrtoint (ptr addrspace(1) @{quote(name)} to i64), i64 {addend})"
                             for _, (name, addend) in sorted(addresses.items()))
         slots = sorted(addresses)
         self.module_globals["__cassc_bank4"] = (f"@__cassc_bank4 = internal addrspace(4) externally_initialized "
@@ -742,8 +761,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def shared_pointer(self, offset: str) -> str:
         """A shared-window offset as a pointer. The kernel's static shared memory is one array of the size
         the cubin records; dynamic shared memory (extern __shared__) follows it, as on NVIDIA, which is
-        where both targets put a launch's dynamic LDS: the offset is not bounded by the array."""
-        size = self.kernel.metadata.shared_size
+        where both targets put a launch's dynamic LDS: the offset is not bounded by the array. On sm_90 the
+        cubin's size counts the reserved window below SHARED_WINDOW_BASE, which no offset here reaches: an
+        array holding it too would make a launch with 48 KiB of dynamic shared memory ask for more."""
+        size = max(self.kernel.metadata.shared_size - SHARED_WINDOW_BASE.get(self.kernel.arch, 0), 0)
         if size == 0:
             name = "__cassc_dynamic_shared"
             self.module_globals[name] = f"@{name} = external addrspace(3) global [0 x i8], align 16"
@@ -924,19 +945,19 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             self.set_predicate(carry_out, self.value(f"icmp ne i32 {carry}, 0"))
 
     def op_LOP3(self, instruction: SassInstruction) -> None:
-        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0)."""
+        """LOP3.LUT [P,] d, a, b, c, lut, Pin: any function of three bit vectors; P = (d != 0) or Pin (!PT when
+        unused): nvcc chains a 64-bit value's nonzero test through it, the high word's test or'ed onto the low's."""
         operands = list(instruction.operands)
         flag = operands.pop(0) if isinstance(operands[0], Register) and operands[0].kind in ("P", "UP") else None
         destination = operands.pop(0)
-        predicate_in = operands[4] if len(operands) > 4 else None
-        if predicate_in is not None and not (isinstance(predicate_in, Register) and predicate_in.index is None
-                                             and predicate_in.inverted):
-            raise self.fail("LOP3 with a predicate input")
         inputs = [self.int32(o) for o in operands[:3]]
         result = self.lop3("b32", inputs, self.immediate(operands[3]))
         self.write32(destination, result)
         if flag is not None:
-            self.set_predicate(flag, self.value(f"icmp ne i32 {result}, 0"))
+            nonzero = self.value(f"icmp ne i32 {result}, 0")
+            if len(operands) > 4:
+                nonzero = self.value(f"or i1 {nonzero}, {self.predicate_operand(operands[4])}")
+            self.set_predicate(flag, nonzero)
 
     def op_PLOP3(self, instruction: SassInstruction) -> None:
         """PLOP3.LUT p, q, a, b, c, lut_p, lut_q: two functions of three predicates."""
@@ -1192,7 +1213,12 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if function in ("RCP64H", "RSQ64H"):
             # the high word of 1/x (1/sqrt(x)) for the double whose high word is the operand: the seed of a
             # double division's (square root's) Newton steps, here already exact to double precision
-            high = self.value(f"zext i32 {self.int32(instruction.operands[1])} to i64")
+            operand = instruction.operands[1]
+            if isinstance(operand, Immediate) and not operand.is_hex:  # a double, as nvdisasm prints it
+                word = struct.unpack("<Q", struct.pack("<d", self.float_text(operand.text)))[0] >> 32
+                high = str(word)
+            else:
+                high = self.value(f"zext i32 {self.int32(operand)} to i64")
             x = self.value(f"bitcast i64 {self.value(f'shl i64 {high}, 32')} to double")
             y = self.reciprocal("f64", x, False) if function == "RCP64H" else self.value(
                 f"fdiv double 1.0, {self.unary('llvm.sqrt', 'f64', x)}")
@@ -1442,6 +1468,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         destination, source = instruction.operands
         if not isinstance(source, Constant):
             raise self.fail("LDC of something that is not a constant bank reference")
+        if source.bank == 4 and source.register is not None:  # an entry chosen by an index the code just set
+            source = replace(source, register=None,
+                             offset=source.offset + self.traced_immediate(source.register, instruction))
         small = next((m for m in instruction.modifiers if m in ("U8", "S8", "U16", "S16")), None)
         if instruction.has("64"):
             self.write64(destination, self.constant(source, 8))
@@ -1594,6 +1623,7 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     op_BSSY = op_BSYNC = op_BREAK = op_NOP = op_YIELD = op_DEPBAR = op_ERRBAR = op_CCTL = op_FENCE = reconvergence_hint
     op_ENDCOLLECTIVE = reconvergence_hint  # the end of a WARPSYNC.COLLECTIVE region: its lanes go on together
+    op_CGAERRBAR = reconvergence_hint  # ERRBAR for the CTA's cluster (sm_90): a cluster of one CTA here
 
     def op_BMOV(self, instruction: SassInstruction) -> None:
         """BMOV.32(.CLEAR) Rd, Bn / BMOV.32 Bn, Rs: a convergence barrier saved to a register and restored
@@ -1706,6 +1736,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 bit = self.value(f"and i32 {self.value(f'lshr i32 {value}, {index}')}, 1")
                 self.set_predicate(Register("P", index), self.value(f"icmp ne i32 {bit}, 0"))
 
+    def op_LEPC(self, instruction: SassInstruction) -> None:
+        """LEPC Rd: the 64-bit address of this instruction (code's addresses are the listing's; what it is
+        used for, a CALL.ABS's return address, the call made here does not need)."""
+        self.write64(instruction.operands[0], str(instruction.address))
+
     def op_R2UR(self, instruction: SassInstruction) -> None:
         """R2UR [P,] URd, Rs: a vector register moved to a uniform one, lifted per lane (each lane holds the value
         it moved). The predicate form's P says whether the lane's value differs from the one moved (.OR: or'ed
@@ -1728,6 +1763,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         target = instruction.operands[-1]
         code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
         functions = self.inlined[-1][5] if self.inlined else self.kernel.functions
+        if instruction.has("ABS") and isinstance(target, Register):
+            self.device_runtime(self.runtime_callee(target))
+            return
         if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
             callee = functions[target.label]
             self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
@@ -1747,6 +1785,102 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             self.branch(self.label(target.label))
             return
         self.copy(instruction, code, target.label, code, region, functions)
+
+    def writer(self, register: Register, before: SassInstruction) -> SassInstruction | None:
+        """The instruction that last set `register` before `before` on every path to it: the nearest earlier
+        write in straight-line code (a label ends the search: another path joins there)."""
+        code = self.inlined[-1][3] if self.inlined else self.kernel.instructions
+        for instruction in reversed(code[:code.index(before)]):
+            written = instruction.operands[0] if instruction.operands else None
+            if isinstance(written, Register) and written.kind == register.kind and written.index is not None and \
+                    register.index is not None and 0 <= register.index - written.index <= (
+                        1 if instruction.has("64", "WIDE") else 0):
+                return instruction if instruction.guard is None and written.index == register.index else None
+            if instruction.labels or instruction.opcode in ("CALL", "BRA", "EXIT", "RET", "BRX", "JMP"):
+                return None
+        return None
+
+    def traced_immediate(self, register: Register, before: SassInstruction) -> int:
+        """The constant a register holds at `before`, set by a move of an immediate in straight-line code."""
+        if register.index is None:
+            return 0
+        found = self.writer(register, before)
+        if found is not None and (found.opcode in ("MOV", "MOV32I") or found.text.startswith("IMAD.MOV.U32")) \
+                and isinstance(found.operands[-1], Immediate) and not found.operands[-1].is_float_text:
+            return found.operands[-1].integer() & 0xFFFFFFFF
+        raise self.fail(f"an index in {register.kind}{register.index} that is not a constant of the code before it")
+
+    def bank4_symbol(self, register: Register) -> str | None:
+        """The symbol whose address `register` holds, loaded from bank 4 in straight-line code before (through
+        moves: sm_90 loads it into a uniform register first)."""
+        found = self.writer(register, self.current)  # type: ignore[arg-type]
+        source = found.operands[-1] if found is not None else None
+        for _ in range(4):
+            if found is None or not isinstance(source, Register) or source.index is None or not (
+                    found.opcode == "MOV" or found.text.startswith(("IMAD.MOV.U32", "IMAD.U32"))) or any(
+                    isinstance(o, Register) and o.index is not None for o in found.operands[1:-1]):
+                break
+            found = self.writer(source, found)
+            source = found.operands[-1] if found is not None else None
+        if found is None or not isinstance(source, Constant) or source.bank != 4 or found.opcode not in (
+                "LDC", "ULDC", "MOV", "IMAD"):
+            return None
+        offset = source.offset + (self.traced_immediate(source.register, found) if source.register is not None else 0)
+        entry = self.kernel.device_addresses.get(offset)
+        return entry[0] if entry is not None and entry[1] == 0 else None
+
+    def runtime_callee(self, target: Register) -> str:
+        name = self.bank4_symbol(target)
+        if name not in DEVICE_RUNTIME:
+            raise self.fail("a call through a register that holds no device runtime function's address "
+                            f"({', '.join(DEVICE_RUNTIME)})")
+        return name  # type: ignore[return-value]
+
+    def runtime_string(self, register: Register) -> bytes:
+        """The constant string (to its NUL) whose bank-4 address `register` holds: printf's format."""
+        name = self.bank4_symbol(register)
+        if name is None or name not in self.kernel.device_variables:
+            raise self.fail("printf with a format string that is not a constant string")
+        return self.kernel.device_variables[name].split(b"\0")[0]
+
+    def device_runtime(self, name: str) -> None:
+        """A call to CUDA's device runtime: on NVPTX the same call (ptxas links it); on AMDGPU the core's
+        printf (hostcalls), assert (a message to the standard error, then a trap) and heap."""
+        argument = {index: Register("R", index) for index in (4, 6, 8, 10, 12)}
+        if name == "malloc":
+            self.write64(argument[4], self.device_malloc(self.int64(argument[4])))
+        elif name == "free":
+            self.device_free(self.int64(argument[4]))
+        elif name == "__assertfail":
+            message, file, function = (self.int64(argument[i]) for i in (4, 6, 10))
+            line = self.register32(argument[8])
+            if self.target.name == "amdgpu":
+                self.assert_fail(self.assert_format(), message, file, line, function)
+                return
+            callee = self.declare("__assertfail", "declare void @__assertfail(ptr, ptr, i32, ptr, i64)")
+            pointers = [self.integer_pointer(v, "i64", 0) for v in (message, file, function)]
+            self.emit(f"call void {callee}(ptr {pointers[0]}, ptr {pointers[1]}, i32 {line}, ptr {pointers[2]}, "
+                      f"i64 {self.int64(argument[12])})")
+        else:
+            format_address = self.int64(argument[4])
+            buffer = self.generic_pointer(self.int64(argument[6]))
+            if self.target.name != "amdgpu":
+                callee = self.declare("vprintf", "declare i32 @vprintf(ptr, ptr)")
+                self.write32(argument[4], self.value(
+                    f"call i32 {callee}(ptr {self.integer_pointer(format_address, 'i64', 0)}, ptr {buffer})"))
+                return
+            format_string = self.runtime_string(argument[4])
+            try:
+                layout = argument_layout(format_string.decode("latin-1"))
+            except Unsupported as error:
+                raise self.fail(str(error)) from error
+            loaded = []
+            for item in layout:
+                place = self.value(f"getelementptr i8, ptr {buffer}, i64 {item.offset}")
+                value = self.value(f"load i{8 * item.size}, ptr {place}, align {item.size}")
+                loaded.append((item.kind, self.resize(value, f"i{8 * item.size}", "i64", False)))
+            self.printf(format_address, len(format_string) + 1, loaded)
+            self.write32(argument[4], str(len(layout)))  # CUDA's printf returns the arguments it read
 
     def copy(self, call: SassInstruction, caller: list[SassInstruction], name: str, code: list[SassInstruction],
              region: range, functions: dict[str, SassFunction]) -> None:
