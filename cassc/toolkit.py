@@ -67,7 +67,7 @@ CUDART_API_TABLE = SHIMS_DIR / "runtime" / "cudart-api.tsv"
 TOOLKIT_LIBRARY_TABLE = SHIMS_DIR / "toolkit" / "libraries.tsv"
 # CUDA libraries whose HIP library lacks a part of their API that programs still link by name (cuBLAS's
 # legacy cublasInit...: configure scripts test for it): cassc's source of that part, in shims/toolkit/.
-LEGACY_API_SHIMS = {"cublas": "cublas_legacy.cpp"}
+LEGACY_API_SHIMS = {"cublas": "cublas_legacy.cpp", "curand": "curand_legacy.cpp"}
 NOT_SUPPORTED = 801  # cudaErrorNotSupported
 PER_THREAD_SUFFIX = re.compile(r"_pt(sz|ds)$")
 # HIP headers that declare only device functions and need a HIP compile; CUDA's counterparts declare
