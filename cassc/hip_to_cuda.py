@@ -53,7 +53,7 @@ NON_IDENTIFIER_TABLES = (HEADER_TABLE, LINK_LIBRARY_TABLE, PACKAGE_TABLE, INLINE
 PREFERRED_CUDA_NAMES = {"hipHostMalloc": "cudaMallocHost", "hipblasStatus_t": "cublasStatus_t"}
 # A HIP name becomes a macro only when it is HIP's own: a few rows map to a name CUDA itself declares
 # (CUtexref_st -> textureReference), and a macro would rename CUDA's declaration too.
-HIP_OWN_NAME = re.compile(r"(?:__cassc_|ihip|make_hip|hip|HIP)\w*")
+HIP_OWN_NAME = re.compile(r"(?:__cassc_|__CASSC_|ihip|make_hip|hip|HIP)\w*")
 # CUDA 13 headers that headers.tsv still maps but that CUDA 13 only warns about or no longer has:
 # included directly they print a deprecation warning on every unit (or fail); cuda_runtime.h, which
 # every generated header includes first, brings what they declared. cublas_api.h stops unless the

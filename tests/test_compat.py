@@ -434,6 +434,9 @@ int main() {
   double alphas[2] = {1, 2}, betas[2] = {0, 0}, **d = nullptr;
   cublasDgemmGroupedBatched(handle, ops, ops, sizes, sizes, sizes, alphas, d, sizes, d, sizes, betas, d, sizes, 2,
                             ones);
+  void** untyped = nullptr;  // cuBLAS's arrays are `const void* const[]`: a void** converts
+  cublasGemmBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, untyped, CUDA_R_32F, 4, untyped, CUDA_R_32F,
+                      4, &beta, untyped, CUDA_R_32F, 4, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   cublasDestroy(handle);
 }
 """),

@@ -10,6 +10,7 @@
 #include <cassc/cooperative_groups.h>
 #include <cassc/cuda_atomic.h>
 
+#if defined(__HIP__) /* as cooperative_groups.h: a host compiler including the header skips the groups */
 namespace cooperative_groups {
 template <typename T> struct plus {
   __device__ T operator()(const T& a, const T& b) const { return a + b; }
@@ -111,3 +112,4 @@ __device__ void reduce_store_async(const Group& group, T* destination, Value&& v
   if (group.thread_rank() == 0) *destination = result;
 }
 }  // namespace cooperative_groups
+#endif

@@ -7,6 +7,7 @@
 #pragma once
 #include <cassc/cooperative_groups_reduce.h>
 
+#if defined(__HIP__) /* as cooperative_groups.h: a host compiler including the header skips the groups */
 namespace cooperative_groups {
 template <typename Group, typename T, typename Operation>
 __device__ T inclusive_scan(const Group& group, T value, Operation operation) {
@@ -60,3 +61,4 @@ __CASSC_SCAN_UPDATE(cuda::atomic<T, Scope>&)
 __CASSC_SCAN_UPDATE(const cuda::atomic_ref<T, Scope>&)
 #undef __CASSC_SCAN_UPDATE
 }  // namespace cooperative_groups
+#endif

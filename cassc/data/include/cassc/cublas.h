@@ -63,3 +63,15 @@ static inline hipblasStatus_t __cassc_cublasGetEmulationStrategy(hipblasHandle_t
 __CASSC_GEMM_GROUPED_BATCHED(__cassc_cublasSgemmGroupedBatched, float, hipblasSgemmBatched)
 __CASSC_GEMM_GROUPED_BATCHED(__cassc_cublasDgemmGroupedBatched, double, hipblasDgemmBatched)
 #undef __CASSC_GEMM_GROUPED_BATCHED
+
+/* cuBLAS's batched GEMM over data types takes its pointer arrays as `const void* const[]` (a `void**` converts),
+   hipBLAS's as `const void*[]` (a `void**` does not): the CUDA form, over hipBLAS's. */
+static inline hipblasStatus_t __cassc_cublasGemmBatchedEx(
+    hipblasHandle_t handle, hipblasOperation_t transa, hipblasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* const Aarray[], hipDataType Atype, int lda, const void* const Barray[],
+    hipDataType Btype, int ldb, const void* beta, void* const Carray[], hipDataType Ctype, int ldc, int batchCount,
+    hipblasComputeType_t computeType, hipblasGemmAlgo_t algo) {
+  return hipblasGemmBatchedEx_v2(handle, transa, transb, m, n, k, alpha, (const void**)Aarray, Atype, lda,
+                                 (const void**)Barray, Btype, ldb, beta, (void**)Carray, Ctype, ldc, batchCount,
+                                 computeType, algo);
+}
