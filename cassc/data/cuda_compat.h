@@ -629,7 +629,9 @@ static inline hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemapho
   return hipWaitExternalSemaphoresAsync(semaphores, params, count, nullptr);
 }
 static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status) {
-  return hipStreamGetCaptureInfo_v2(stream, status);
+  /* every argument spelled out: under -default-stream per-thread HIP renames the call to its _spt form,
+   * which declares no defaults */
+  return hipStreamGetCaptureInfo_v2(stream, status, nullptr, nullptr, nullptr, nullptr);
 }
 static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status,
                                                  unsigned long long* id, hipGraph_t* graph,
