@@ -38,6 +38,8 @@ from cassc.invocation import InputKind, Invocation, cassc_free_words
 from cassc.toolchain import run
 
 HAND_WRITTEN_HEADER = Path(__file__).parent / "data" / "hip_to_cuda.h"
+# inline PTX's target-free helpers, the same file on both targets (hip_to_cuda.h includes it from the set)
+PTX_REGISTERS_HEADER = "cassc/ptx_registers.h"
 PRE_INCLUDE = "hip_to_cuda.h"  # the hand-written header's name in the set
 NAMES_HEADER = "cassc_hip_names.h"
 # Identifier tables, in the order that picks the CUDA name when several map to one HIP name: the runtime
@@ -95,7 +97,8 @@ def header_set(table_dir: Path = TABLE_DIR) -> dict[str, str]:
               "{ return static_cast<T&&>(object); }"
               for wrapper in dict.fromkeys(wrapper for _, wrapper, _ in read_table(table_dir / MEMBER_CALL_TABLE))]
     lines += ["#endif"]
-    files = {NAMES_HEADER: "\n".join(lines) + "\n", PRE_INCLUDE: HAND_WRITTEN_HEADER.read_text()}
+    files = {NAMES_HEADER: "\n".join(lines) + "\n", PRE_INCLUDE: HAND_WRITTEN_HEADER.read_text(),
+             PTX_REGISTERS_HEADER: (HAND_WRITTEN_HEADER.parent / "include" / PTX_REGISTERS_HEADER).read_text()}
     cuda_headers: dict[str, list[str]] = {}
     for cuda, hip, _ in read_table(table_dir / HEADER_TABLE):
         cuda_headers.setdefault(hip, [])
@@ -129,7 +132,8 @@ def twin_header(hip_header: str, cuda_headers: list[str]) -> str | None:
 
 def _set_key(table_dir: Path) -> str:
     parts: list[str | bytes] = ["hip-to-cuda", __version__, Path(__file__).read_bytes(),
-                                HAND_WRITTEN_HEADER.read_bytes()]
+                                HAND_WRITTEN_HEADER.read_bytes(),
+                                (HAND_WRITTEN_HEADER.parent / "include" / PTX_REGISTERS_HEADER).read_bytes()]
     for path in sorted(table_dir.glob("*.tsv")):
         parts += [path.name, path.read_bytes()]
     return digest(*parts)[:20]

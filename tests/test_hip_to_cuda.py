@@ -96,6 +96,15 @@ __global__ void k(unsigned* out, unsigned long long* wide, float* f) {
   asm("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;" : "=r"(y) : "r"(y), "r"(1), "r"(0x1f), "r"(0xffffffff));
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(wide[0]));
   if (y == 7) asm volatile("trap;");
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(y) : "l"(out + 2));
+  asm volatile("st.release.sys.global.v2.u32 [%2], {%0, %1};" :: "r"(y), "r"(x), "l"(out + 4));
+  asm volatile("atom.relaxed.gpu.global.max.s32 %0, [%1], %2;" : "=r"(y) : "l"(out + 6), "r"(y));
+  asm volatile("atom.global.cas.b32 %0, [%1], %2, %3;" : "=r"(y) : "l"(out + 7), "r"(0), "r"(y));
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  asm("bfind.u32 %0, %1;" : "=r"(y) : "r"(y));
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(y) : "r"(x), "r"(y), "r"(lane));
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(x), "=r"(y) : "l"(wide[1]));
+  asm("ex2.approx.f16x2 %0, %1;" : "=r"(y) : "r"(y));
   out[lane] = y + atomicInc(out + 1, 10u) + __ballot_sync(0xffffffffu, y & 1) + __reduce_add_sync(~0u, y);
   __syncwarp();
   f[lane] = __shfl_xor_sync(0xffffffffu, f[lane], 1);
@@ -114,6 +123,7 @@ int main() {
     assert (tmp_path / "ptx").is_file(), compiled.stderr
     mirrored = next((tmp_path / "kept").rglob("ptx.cu")).read_text()
     assert "__cassc_lop3" in mirrored and "__lane_id()" in mirrored and "hipHostMalloc(&out" in mirrored
+    assert "__cassc_ptx_load<__ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT>" in mirrored and "asm" not in mirrored
     assert "__cassc_members(tile).meta_group_rank()" in mirrored
 
 

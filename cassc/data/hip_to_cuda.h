@@ -49,6 +49,69 @@ __device__ inline unsigned long long __bitinsert_u64(unsigned long long base, un
   asm("bfi.b64 %0, %1, %2, %3, %4;" : "=l"(result) : "l"(insert), "l"(base), "r"(offset), "r"(width));
   return result;
 }
+/* inline-ptx.tsv's registers, bfind and video rules (shared with the AMD side), then the rest of what its rules
+ * produce: addresses by state space, the memory model through libcu++'s atomic_ref of the scope PTX named,
+ * half-precision functions through cuda_fp16.h. */
+#include "cassc/ptx_registers.h"
+#include <cuda/atomic>
+#include <cuda_fp16.h>
+#ifndef __HIP_MEMORY_SCOPE_WORKGROUP
+#define __HIP_MEMORY_SCOPE_WORKGROUP 3
+#define __HIP_MEMORY_SCOPE_AGENT 4
+#define __HIP_MEMORY_SCOPE_SYSTEM 5
+#endif
+template <class T, class A> __device__ inline T* __cassc_ptx_generic(A address) { return (T*)(address); }
+template <class T, class A> __device__ inline T* __cassc_ptx_shared(A address) {
+  return (T*)__cvta_shared_to_generic((size_t)address);
+}
+template <int scope> struct __cassc_ptx_scope {
+  static constexpr cuda::thread_scope value = scope == __HIP_MEMORY_SCOPE_WORKGROUP ? cuda::thread_scope_block
+      : scope == __HIP_MEMORY_SCOPE_SYSTEM ? cuda::thread_scope_system : cuda::thread_scope_device;
+};
+template <int scope, class T> __device__ inline cuda::atomic_ref<T, __cassc_ptx_scope<scope>::value> __cassc_ptx_ref(T* address) {
+  return cuda::atomic_ref<T, __cassc_ptx_scope<scope>::value>(*address);
+}
+template <int order, int scope, class T> __device__ inline T __cassc_ptx_load(T* address) {
+  return __cassc_ptx_ref<scope>(address).load(static_cast<cuda::std::memory_order>(order));
+}
+template <int order, int scope, class T> __device__ inline void __cassc_ptx_store(T* address, T value) {
+  __cassc_ptx_ref<scope>(address).store(value, static_cast<cuda::std::memory_order>(order));
+}
+template <int operation, int order, int scope, class T> __device__ inline T __cassc_ptx_atomic(T* address, T value) {
+  auto reference = __cassc_ptx_ref<scope>(address);
+  constexpr auto memory_order = static_cast<cuda::std::memory_order>(order);
+  switch (operation) {
+    case __CASSC_PTX_ADD: return reference.fetch_add(value, memory_order);
+    case __CASSC_PTX_AND: return reference.fetch_and(value, memory_order);
+    case __CASSC_PTX_OR: return reference.fetch_or(value, memory_order);
+    case __CASSC_PTX_XOR: return reference.fetch_xor(value, memory_order);
+    case __CASSC_PTX_MIN: return reference.fetch_min(value, memory_order);
+    case __CASSC_PTX_MAX: return reference.fetch_max(value, memory_order);
+    default: return reference.exchange(value, memory_order);
+  }
+}
+template <int order, int scope, class T> __device__ inline T __cassc_ptx_cas(T* address, T compare, T value) {
+  __cassc_ptx_ref<scope>(address).compare_exchange_strong(compare, value, static_cast<cuda::std::memory_order>(order));
+  return compare;
+}
+template <int order, int scope> __device__ inline void __cassc_ptx_fence() {
+  cuda::atomic_thread_fence(static_cast<cuda::std::memory_order>(order), __cassc_ptx_scope<scope>::value);
+}
+__device__ inline unsigned int __cassc_ptx_sad4(unsigned int a, unsigned int b, unsigned int c) {
+  return __vsadu4(a, b) + c;
+}
+template <class F> __device__ inline unsigned short __cassc_ptx_map_f16(unsigned short bits, F function) {
+  return __half_as_ushort(__float2half(function(__half2float(__ushort_as_half(bits)))));
+}
+template <class F> __device__ inline unsigned int __cassc_ptx_map_f16x2(unsigned int bits, F function) {
+  return __cassc_ptx_map_f16((unsigned short)bits, function) |
+         (unsigned int)__cassc_ptx_map_f16((unsigned short)(bits >> 16), function) << 16;
+}
+__device__ inline unsigned int __smid() {
+  unsigned int id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
 /* The `trap;` rule's builtin: nvcc's device pass knows it as __trap. */
 #if defined(__CUDA_ARCH__)
 #define __builtin_trap __trap

@@ -5,6 +5,7 @@
  */
 #pragma once
 #include <cassc/packed_atomics.h>
+#include <cassc/ptx_registers.h>
 
 /* ---- Address spaces (sm_20_intrinsics.h). gfx11 keeps __constant__ data and kernel parameters in
  * global memory, where no pointer test can tell them apart: __isGlobal is true for them too, and
@@ -47,6 +48,65 @@ __device__ static inline void __cassc_cp_async(size_t shared_address, const void
   }
 }
 __device__ static inline void* __cvta_constant_to_generic(size_t address) { return (void*)address; }
+
+/* ---- Inline PTX (inline-ptx.tsv): registers, bfind and the video instructions in ptx_registers.h. */
+/* An instruction's address in its state space: .shared's is the shared window's, the others C++'s own (a
+ * pointer, or the integer an "l" operand holds). */
+template <class T, class A> __device__ static inline T* __cassc_ptx_generic(A address) { return (T*)(address); }
+template <class T, class A> __device__ static inline T* __cassc_ptx_shared(A address) {
+  return (T*)__cvta_shared_to_generic((size_t)address);
+}
+/* The memory model's loads, stores, atomics and fences, with PTX's order and scope as HIP's (constants, as
+ * the builtins want them). */
+template <int order, int scope, class T> __device__ static inline T __cassc_ptx_load(T* address) {
+  return __hip_atomic_load(address, order, scope);
+}
+template <int order, int scope, class T> __device__ static inline void __cassc_ptx_store(T* address, T value) {
+  __hip_atomic_store(address, value, order, scope);
+}
+template <int operation, int order, int scope, class T> __device__ static inline T __cassc_ptx_atomic(T* address, T value) {
+  switch (operation) {
+    case __CASSC_PTX_ADD: return __hip_atomic_fetch_add(address, value, order, scope);
+    case __CASSC_PTX_AND: return __hip_atomic_fetch_and(address, value, order, scope);
+    case __CASSC_PTX_OR: return __hip_atomic_fetch_or(address, value, order, scope);
+    case __CASSC_PTX_XOR: return __hip_atomic_fetch_xor(address, value, order, scope);
+    case __CASSC_PTX_MIN: return __hip_atomic_fetch_min(address, value, order, scope);
+    case __CASSC_PTX_MAX: return __hip_atomic_fetch_max(address, value, order, scope);
+    default: return __hip_atomic_exchange(address, value, order, scope);
+  }
+}
+/* atom.cas: the value found at the address, swapped for `value` where it equalled `compare`. */
+template <int order, int scope, class T> __device__ static inline T __cassc_ptx_cas(T* address, T compare, T value) {
+  __hip_atomic_compare_exchange_strong(address, &compare, value, order,
+      order == __ATOMIC_RELEASE ? __ATOMIC_RELAXED : order == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE : order, scope);
+  return compare;
+}
+/* fence.sc or fence.acq_rel (PTX has no other), each builtin call spelled with constants as clang wants */
+#define __CASSC_PTX_FENCE(scope_name)                                                              \
+  (order == __ATOMIC_SEQ_CST ? __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, scope_name)               \
+                             : __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, scope_name))
+template <int order, int scope> __device__ static inline void __cassc_ptx_fence() {
+  if (scope == __HIP_MEMORY_SCOPE_WORKGROUP) {
+    __CASSC_PTX_FENCE("workgroup");
+  } else if (scope == __HIP_MEMORY_SCOPE_AGENT) {
+    __CASSC_PTX_FENCE("agent");
+  } else {
+    __CASSC_PTX_FENCE("");
+  }
+}
+#undef __CASSC_PTX_FENCE
+/* vabsdiff4.add: the four byte distances of a and b, summed onto c. */
+__device__ static inline unsigned int __cassc_ptx_sad4(unsigned int a, unsigned int b, unsigned int c) {
+  return __builtin_amdgcn_sad_u8(a, b, c);
+}
+/* ex2/tanh.approx on halves (bits in, bits out), computed in float and rounded back. */
+template <class F> __host__ __device__ static inline unsigned short __cassc_ptx_map_f16(unsigned short bits, F function) {
+  return __builtin_bit_cast(unsigned short, (_Float16)function((float)__builtin_bit_cast(_Float16, bits)));
+}
+template <class F> __host__ __device__ static inline unsigned int __cassc_ptx_map_f16x2(unsigned int bits, F function) {
+  return __cassc_ptx_map_f16((unsigned short)bits, function) |
+         (unsigned int)__cassc_ptx_map_f16((unsigned short)(bits >> 16), function) << 16;
+}
 
 /* ---- Synchronisation. bar.sync with an id and no count waits for every thread of the block, as
  * __syncthreads does; a thread count (__barrier_sync_count) has no gfx11 counterpart. */
