@@ -249,11 +249,16 @@ def compile_phase(ctx: Context) -> int:
         check_writable(output)
         compiled = ctx.compile_source(index, source, output=output)
         _install(ctx.runner, compiled.path, output)
-        if ctx.inv.depfile_with_compile:
-            _write_depfile(ctx, source, compiled.clang_depfile, ctx.mirror_root(index), output,
-                           nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
-                           depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
+        _write_depfile_with_compile(ctx, index, source, compiled.clang_depfile, output)
     return 0
+
+
+def _write_depfile_with_compile(ctx: Context, index: int, source: InputFile, clang_depfile: Path, output: Path) -> None:
+    """-MD/-MMD: the depfile nvcc writes beside the output of -c, -ptx, -cubin and -fatbin alike."""
+    if ctx.inv.depfile_with_compile:
+        _write_depfile(ctx, source, clang_depfile, ctx.mirror_root(index), output,
+                       nonsystem=ctx.inv.depfile_with_compile == "nonsystem",
+                       depfile=Path(ctx.inv.depfile) if ctx.inv.depfile else output.with_suffix(".d"))
 
 
 def device_ir_stage(request: dict[str, Any]) -> None:
@@ -361,6 +366,7 @@ def device_only_phase(ctx: Context) -> int:
         check_writable(output)
         compiled = ctx.compile_source(index, source, mode=mode, suffix=suffix, output=output)
         _install(ctx.runner, compiled.path, output)
+        _write_depfile_with_compile(ctx, index, source, compiled.clang_depfile, output)
     return 0
 
 

@@ -395,7 +395,7 @@ def compile_unit(unit: HipifiedUnit, kind: InputKind, flags: list[str], output: 
     # would otherwise get none and the same `__hip_cuid_` in every object (-rdc device links fail on it).
     # Joined (`-Xclang=`): sccache refuses `-Xclang <flag>` for a flag it does not know.
     cuid = _cuid_flags(unit, kind, flags + mode + chosen, runner.toolchain, cwd)
-    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), "-MD", "-MF", str(raw_depfile)]
+    command = [compiler, *flags, *cuid, *mode, str(unit.main), "-o", str(output), *_depfile_flags(mode, output, raw_depfile)]
     hit = None if runner.dryrun or keep_intermediates else cache.lookup(key)
     if hit is not None:
         # The warnings (and -Xptxas -v blocks) of the compile that made the object, as nvcc repeats them;
@@ -476,6 +476,16 @@ def device_ir_commands(unit: HipifiedUnit, flags: list[str], intermediates: Path
         commands.append((output, [compiler, *others, f"--offload-arch={arch}", *cuid, "--cuda-device-only",
                                   "-emit-llvm", "-S", str(unit.main), "-o", str(output)], env))
     return commands
+
+
+def _depfile_flags(mode: list[str], output: Path, raw_depfile: Path) -> list[str]:
+    """The flags that make clang write the compile's dependencies. clang's driver gives -MD to the host
+    compile; a device-only compile (-ptx, -cubin, -fatbin) has none, so clang 21 writes nothing there and
+    warns that -MF was unused (clang 19 gave it to the device compile): the front end's own flags, which
+    every compile of the command takes, say the same."""
+    if "--cuda-device-only" not in mode:
+        return ["-MD", "-MF", str(raw_depfile)]
+    return [f"-Xclang={flag}" for flag in ("-dependency-file", str(raw_depfile), "-MT", str(output), "-sys-header-deps")]
 
 
 def _named(intermediates: Path, suffix: str) -> Path:

@@ -72,6 +72,9 @@ def test_depfiles_name_the_users_original_headers(cassc, tmp_path: Path) -> None
     assert listed.startswith("kernel.o : \\\n    kernel.cu \\\n") and "scale.cuh" in listed
     assert "hip_runtime.h" in listed
     assert "hip_runtime.h" not in cassc("-MM", "kernel.cu").stdout
+    # a device-only output lists its headers too, and clang (21) is not left warning about an unused -MF
+    ptx = cassc("-ptx", "kernel.cu", "-o", "kernel.ptx", "-MD", "-MF", "kernel.ptx.d")
+    assert "\n    scale.cuh" in (tmp_path / "kernel.ptx.d").read_text() and "warning" not in ptx.stderr
 
 
 def test_make_rebuilds_when_a_header_changes(cassc_command: str, tmp_path: Path) -> None:
