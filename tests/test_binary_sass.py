@@ -223,6 +223,10 @@ CASES = [  # (instructions, the registers read back, their expected values)
      ["R0", "R1", "R2", "R3"], [bits(1.5), 0, bits(1.0), 0]),
     (["F2I.TRUNC.NTZ R0, R17", "F2I.FLOOR.NTZ R1, R16", "I2F R2, R10", "I2F.U32 R3, R10", "FRND.CEIL R4, R17"],
      ["R0", "R1", "R2", "R3", "R4"], [low(-2), 1, bits(float(signed(A))), bits(float(A)), bits(-2.0)]),
+    # half-precision sources: the low 16 bits read as a half (R20 = 1.5, R21 = 2.5 and -0.5 above it)
+    (["MOV R20, 0x3e00", "MOV R21, 0xb8004100", "FRND.F16.FLOOR R0, R20", "FRND.F16 R1, R21", "F2I.F16.NTZ R2, R20",
+      "F2I.F16.TRUNC.NTZ R3, R21", "F2F.F32.F16 R4, R20"], ["R0", "R1", "R2", "R3", "R4"],
+     [0x3C00, 0x4000, 2, 2, bits(1.5)]),
     (["F2F.F64.F32 R0, R16", "DADD R2, R0, R0", "DMUL R4, R2, R0", "DFMA R6, R4, R0, -1",
       "F2F.F32.F64 R8, R6"], ["R0", "R1", "R8"],
      [0, struct.unpack("<II", struct.pack("<d", 1.5))[1], bits(1.5 * 3.0 * 1.5 - 1)]),

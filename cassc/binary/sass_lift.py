@@ -1244,8 +1244,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         self.float_result(instruction, result)
 
     def op_FRND(self, instruction: SassInstruction) -> None:
+        """Rounding to an integral value within one float type: .F16 (a half in the low 16 bits), .F64, or f32."""
         rounding = next((ROUNDINGS[m] for m in instruction.modifiers if m in ROUNDINGS), "rni")
-        self.float_result(instruction, self.convert(self.float32(instruction.operands[1]), "f32", "f32", rounding))
+        float_type = next((t for m, t in (("F16", "f16"), ("F64", "f64")) if instruction.has(m)), "f32")
+        a = self.read_typed(instruction.operands[1], float_type)
+        self.write_typed(instruction.operands[0], self.convert(a, float_type, float_type, rounding), float_type)
 
     def conversion_types(self, instruction: SassInstruction, default_destination: str,
                          default_source: str) -> tuple[str, str]:
@@ -1269,6 +1272,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if ptx_type in ("s64", "u64"):
             return self.int64(operand)
         value = self.int32(operand)
+        if ptx_type in ("f16", "bf16"):  # a half (F2I.F16, FRND.F16, F2F.F32.F16): the low 16 bits
+            return self.value(f"bitcast i16 {self.value(f'trunc i32 {value} to i16')} to {value_type(ptx_type)}")
         bits = int(ptx_type[1:])
         return value if bits == 32 else self.value(f"trunc i32 {value} to i{bits}")
 
@@ -1306,8 +1311,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_F2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "f32")
-        if source_type == "f16" or (self.rounding(instruction) and source_type == destination_type):
-            raise self.fail("F2F from half precision, or a directed rounding within one type")
+        if self.rounding(instruction) and source_type == destination_type:
+            raise self.fail("F2F with a directed rounding within one type")
         a = self.read_typed(instruction.operands[1], source_type)
         self.write_typed(instruction.operands[0],
                          self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
