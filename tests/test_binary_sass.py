@@ -743,6 +743,42 @@ def test_sass_only_objects_translate_to_validated_gfx1100_code(tmp_path: Path, a
     assert translation.variables == ["bias"]
 
 
+WALK = r"""
+// a random walk counting visits near cell centres: two streams read per step through 64-bit indices, a division
+// (with its slow path) in the loop
+__global__ void walk(float* __restrict__ px, float* __restrict__ py, const float* __restrict__ rx,
+                     const float* __restrict__ ry, size_t* __restrict__ visits, size_t n, unsigned steps, int g,
+                     float r) {
+  size_t i = blockDim.x * blockIdx.x + threadIdx.x;
+  if (i >= n) return;
+  float x = px[i], y = py[i];
+  size_t row = i * g * g;
+  for (size_t s = 0; s < steps; s++) {
+    x += rx[s * n + i] / 1000.0f - 0.05f;
+    y += ry[s * n + i] / 1000.0f - 0.05f;
+    float dx = x - truncf(x), dy = y - truncf(y);
+    if (x < g && y < g && x >= 0 && y >= 0 && dx * dx + dy * dy <= r * r)
+      visits[row + (int)floorf(y) * g + (int)floorf(x)]++;
+  }
+  px[i] = x;
+  py[i] = y;
+}
+"""
+
+
+@needs_nvcc
+def test_a_loop_of_64_bit_pointer_adds_compiles_for_gfx1100(cassc, tmp_path: Path) -> None:
+    """The adds' carries as comparisons: with llvm.uadd.with.overflow, LLVM 22's AMDGPU backend aborted on this
+    loop (its machine verifier: a carry used before its definition), killing the whole compiler."""
+    write(tmp_path / "k.cu", WALK)
+    write(tmp_path / "main.cpp", "int main() { return 0; }\n")
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "k.o"], cwd=tmp_path,
+                   check=True)
+    result = cassc("main.cpp", "k.o", "-o", "app")
+    assert "1 kernel(s) from SASS sm_80 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
+
+
 @needs_nvcc
 def test_sass_only_static_library_relinks_into_a_gfx1100_program(cassc, tmp_path: Path) -> None:
     write(tmp_path / "k.cu", SIMPLE + HOST)

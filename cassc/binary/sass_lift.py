@@ -848,8 +848,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def add_with_carry(self, terms: list[tuple[str, bool]], carry_out: bool) -> tuple[str, str]:
         """(the 32-bit sum of `terms`, each (value, subtracted), and how many times the adder carried out
         of bit 31: "0" unless `carry_out`). A subtracted term is its complement plus one, as the adder
-        takes it: it carries where no borrow is. Each step's overflow is llvm.u{add,sub}.with.overflow's,
-        which the targets turn into their add (subtract) with carry instructions."""
+        takes it: it carries where no borrow is. Each step's carry is a comparison (a sum below its first term,
+        a minuend not below its subtrahend), which codegen turns into the targets' add (subtract) with carry.
+        Not llvm.u{add,sub}.with.overflow: InstCombine merges phis of its results into a phi of the {i32, i1}
+        pair, and LLVM 22's AMDGPU backend then emits machine code its verifier rejects (an abort) for a
+        loop whose pointers advance by 64-bit adds."""
         total, carry = "0", "0"
         for index, (term, subtracted) in enumerate(terms):
             if index == 0 and not subtracted:
@@ -859,13 +862,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             if not carry_out:
                 total = self.value(f"{operation} i32 {total}, {term}")
                 continue
-            overflowing = self.intrinsic(f"llvm.u{operation}.with.overflow", "i32", 2, "{i32, i1}")
-            pair = self.value(f"call {{i32, i1}} {overflowing}(i32 {total}, i32 {term})")
-            total = self.value(f"extractvalue {{i32, i1}} {pair}, 0")
-            overflow = self.value(f"extractvalue {{i32, i1}} {pair}, 1")
-            if subtracted:
-                overflow = self.value(f"xor i1 {overflow}, true")
-            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {overflow} to i32')}")
+            before, total = total, self.value(f"{operation} i32 {total}, {term}")
+            carried = self.value(f"icmp uge i32 {before}, {term}" if subtracted else f"icmp ult i32 {total}, {before}")
+            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {carried} to i32')}")
         return total, carry
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
