@@ -21,6 +21,7 @@ from cassc.binary.sass import (Constant, Immediate, Relocated, SassKernel, SassS
                                parse_operand, read_kernels, read_program)
 from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, float_divisions, float_reciprocals,
                                      float_square_roots, lift_sass_kernels)
+from cassc.binary.sass_translate import lift_modules_sass
 from cassc.binary.translate import translate, translate_group
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel, KernelParam
@@ -362,6 +363,24 @@ def test_device_printf_assert_and_heap_calls_through_bank4_are_the_cores(tmp_pat
     if PTXAS.exists():
         subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=nvptx_assembly(ir), text=True,
                        check=True)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_device_runtime_calls_of_relocatable_code_name_their_callee(tmp_path: Path, arch: int) -> None:
+    """-rdc code calls the device runtime by name (`CALL.ABS.NOINC `(__assertfail)`) and moves printf's format
+    as a relocated word (`UMOV UR4, 32@lo($str)`): the same calls as through bank 4."""
+    write(tmp_path / "r.cu", DEVICE_RUNTIME_CALLS)
+    subprocess.run([NVCC, "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-dc", "r.cu", "-o", "r.o"],
+                   cwd=tmp_path, check=True)
+    modules = read_binary(tmp_path / "r.o")
+    translation = translate_group(modules, tmp_path, find_toolchain().lld)
+    assert translation.failures == {} and len(translation.kernels) == 3
+    ir, _, _, failures, _ = lift_modules_sass(modules, AMDGPU)
+    assert failures == {}
+    folded = str(optimized_module(ir, AMDGPU))
+    assert re.search(r"@__ockl_printf_append_string_n\(i64 %\w+, ptr [^,]+, i64 9, i32 0\)", folded)
+    assert "@__ockl_fprintf_stderr_begin" in folded and "@__ockl_dm_alloc" in folded
 
 
 @needs_nvcc

@@ -1770,6 +1770,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if instruction.has("ABS") and isinstance(target, Register):
             self.device_runtime(self.runtime_callee(target))
             return
+        if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in DEVICE_RUNTIME \
+                and target.label not in functions:  # relocatable code names the device runtime's function
+            self.device_runtime(target.label)
+            return
         if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
             callee = functions[target.label]
             self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
@@ -1816,7 +1820,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def bank4_symbol(self, register: Register) -> str | None:
         """The symbol whose address `register` holds, loaded from bank 4 in straight-line code before (through
-        moves: sm_90 loads it into a uniform register first)."""
+        moves: sm_90 loads it into a uniform register first), or in relocatable code moved there as its
+        relocated low word (`UMOV UR4, 32@lo($str)`)."""
         found = self.writer(register, self.current)  # type: ignore[arg-type]
         source = found.operands[-1] if found is not None else None
         for _ in range(4):
@@ -1826,6 +1831,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 break
             found = self.writer(source, found)
             source = found.operands[-1] if found is not None else None
+        if isinstance(source, Relocated) and not source.high and not source.addend and source.label is None:
+            return source.symbol
         if found is None or not isinstance(source, Constant) or source.bank != 4 or found.opcode not in (
                 "LDC", "ULDC", "MOV", "IMAD"):
             return None
