@@ -413,7 +413,7 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
     twin = hip_twin(source_root / name.replace("-cuda", "-hip"), scratch, builds)
     replaced_any = False
     separate: list = []  # the -rdc modules: one program, translated together as cassc's link does
-    for obj in sorted(scratch.glob("*.o")):
+    for obj in sorted(scratch.rglob("*.o")):  # a Makefile may build its objects in a subdirectory (src/)
         try:
             modules = read_binary(obj)
         except CasscError as error:
@@ -428,7 +428,7 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
             except CasscError as error:
                 result.kernels += [KernelResult(k.name, False, str(error).splitlines()[0]) for k in module.kernels]
                 continue
-            code_object = scratch / f"{obj.stem}.gfx1100.hsaco"
+            code_object = obj.with_name(f"{obj.stem}.gfx1100.hsaco")
             code_object.write_bytes(translation.code_object)
             kernel_results = kernel_comparison(translation, code_object, twin)
             result.kernels += kernel_results
@@ -441,7 +441,7 @@ def prepare_one(name: str, source_root: Path, work: Path, arch: str = "sm_90", s
             except CasscError as error:
                 result.note = f"NVPTX lowering: {error}"
                 continue
-            stem = scratch / f"{obj.stem}.roundtrip"
+            stem = obj.with_name(f"{obj.stem}.roundtrip")
             Path(f"{stem}.ptx").write_text(ptx_text)
             steps = [[str(CUDA_BIN / "ptxas"), "-arch=sm_90", f"{stem}.ptx", "-o", f"{stem}.cubin"],
                      [str(CUDA_BIN / "fatbinary"), "-64", f"--create={stem}.fatbin",
@@ -537,7 +537,7 @@ def retranslate_one(args: argparse.Namespace) -> None:
     shutil.copytree(Path(args.hecbench) / "src" / args.name, scratch, symlinks=True)
     run(["make", "-j2", "CC=nvcc", f"ARCH={arch}"], scratch, env={"PATH": f"{CUDA_BIN}:{os.environ['PATH']}"})
     separate = []
-    for obj in sorted(scratch.glob("*.o")):
+    for obj in sorted(scratch.rglob("*.o")):
         try:
             for module in read_binary(obj):
                 if is_separate(module):
@@ -545,7 +545,8 @@ def retranslate_one(args: argparse.Namespace) -> None:
                     continue
                 translation = translate(module, scratch, find_toolchain().lld, force_sass=bool(sample.get("sass")))
                 if translation.code_object:
-                    (work / "build" / args.name / f"{obj.stem}.gfx1100.hsaco").write_bytes(translation.code_object)
+                    (work / "build" / args.name / obj.relative_to(scratch).with_suffix(".gfx1100.hsaco")).write_bytes(
+                        translation.code_object)
         except CasscError:
             continue
     try:
@@ -576,7 +577,7 @@ def recount(work: Path, state: list[BenchmarkResult]) -> None:
         build = work / "build" / result.name
         ours: dict[str, int] = {}
         hip: dict[str, int] = {}
-        for code_object in build.glob("*.gfx1100.hsaco"):
+        for code_object in build.rglob("*.gfx1100.hsaco"):
             ours.update(instruction_counts(code_object))
         for code_object in build.glob("hip-*.co"):
             hip.update(instruction_counts(code_object))

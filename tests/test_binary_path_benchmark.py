@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))  # binary_path imports hecbench_verify's comparison
@@ -86,3 +88,17 @@ def test_a_program_whose_round_trip_was_not_built_still_runs_its_original(tmp_pa
     trip = subprocess.run([str(directory / "roundtrip.bin")], capture_output=True, text=True)
     assert trip.returncode == 127 and "no round trip: main.o: instruction dp4a is not translated" in trip.stderr
     assert subprocess.run(["./original"], cwd=directory, capture_output=True, text=True).stdout.startswith("Pass")
+
+
+@pytest.mark.skipif(not Path("/usr/local/cuda/bin/nvcc").exists(), reason="NVIDIA's nvcc is not installed")
+def test_objects_a_makefile_builds_in_a_subdirectory_are_translated(tmp_path: Path) -> None:
+    """A benchmark whose Makefile compiles into src/ (HeCBench's logan) has its kernels counted, not none."""
+    source = tmp_path / "src" / "demo-cuda"
+    (source / "src").mkdir(parents=True)
+    (source / "src" / "k.cu").write_text("__global__ void twice(float *x) { x[threadIdx.x] *= 2.f; }\n"
+                                         "int main() { return 0; }\n")
+    (source / "Makefile").write_text("demo: src/k.o\n\t$(CC) -arch=$(ARCH) src/k.o -o demo\n"
+                                     "src/k.o: src/k.cu\n\t$(CC) -arch=$(ARCH) -c src/k.cu -o src/k.o\n")
+    (tmp_path / "work" / "pack").mkdir(parents=True)
+    result = binary_path.prepare_one("demo-cuda", tmp_path / "src", tmp_path / "work", "sm_80", sass=True)
+    assert [(k.name, k.translated) for k in result.kernels] == [("_Z5twicePf", True)]

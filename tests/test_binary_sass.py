@@ -21,6 +21,7 @@ from cassc.binary.sass import (Constant, Immediate, Relocated, SassKernel, SassS
                                parse_operand, read_kernels, read_program)
 from cassc.binary.sass_lift import (double_reciprocals, double_square_roots, float_divisions, float_reciprocals,
                                      float_square_roots, lift_sass_kernels)
+from cassc.binary.sass_translate import lift_modules_sass
 from cassc.binary.translate import translate, translate_group
 from cassc.formats.code_object import code_object_target
 from cassc.formats.cubin import CubinKernel, KernelParam
@@ -223,6 +224,10 @@ CASES = [  # (instructions, the registers read back, their expected values)
      ["R0", "R1", "R2", "R3"], [bits(1.5), 0, bits(1.0), 0]),
     (["F2I.TRUNC.NTZ R0, R17", "F2I.FLOOR.NTZ R1, R16", "I2F R2, R10", "I2F.U32 R3, R10", "FRND.CEIL R4, R17"],
      ["R0", "R1", "R2", "R3", "R4"], [low(-2), 1, bits(float(signed(A))), bits(float(A)), bits(-2.0)]),
+    # half-precision sources: the low 16 bits read as a half (R20 = 1.5, R21 = 2.5 and -0.5 above it)
+    (["MOV R20, 0x3e00", "MOV R21, 0xb8004100", "FRND.F16.FLOOR R0, R20", "FRND.F16 R1, R21", "F2I.F16.NTZ R2, R20",
+      "F2I.F16.TRUNC.NTZ R3, R21", "F2F.F32.F16 R4, R20"], ["R0", "R1", "R2", "R3", "R4"],
+     [0x3C00, 0x4000, 2, 2, bits(1.5)]),
     (["F2F.F64.F32 R0, R16", "DADD R2, R0, R0", "DMUL R4, R2, R0", "DFMA R6, R4, R0, -1",
       "F2F.F32.F64 R8, R6"], ["R0", "R1", "R8"],
      [0, struct.unpack("<II", struct.pack("<d", 1.5))[1], bits(1.5 * 3.0 * 1.5 - 1)]),
@@ -358,6 +363,24 @@ def test_device_printf_assert_and_heap_calls_through_bank4_are_the_cores(tmp_pat
     if PTXAS.exists():
         subprocess.run([str(PTXAS), "-arch=sm_90", "-", "-o", "/dev/null"], input=nvptx_assembly(ir), text=True,
                        check=True)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", (80, 90))
+def test_device_runtime_calls_of_relocatable_code_name_their_callee(tmp_path: Path, arch: int) -> None:
+    """-rdc code calls the device runtime by name (`CALL.ABS.NOINC `(__assertfail)`) and moves printf's format
+    as a relocated word (`UMOV UR4, 32@lo($str)`): the same calls as through bank 4."""
+    write(tmp_path / "r.cu", DEVICE_RUNTIME_CALLS)
+    subprocess.run([NVCC, "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-dc", "r.cu", "-o", "r.o"],
+                   cwd=tmp_path, check=True)
+    modules = read_binary(tmp_path / "r.o")
+    translation = translate_group(modules, tmp_path, find_toolchain().lld)
+    assert translation.failures == {} and len(translation.kernels) == 3
+    ir, _, _, failures, _ = lift_modules_sass(modules, AMDGPU)
+    assert failures == {}
+    folded = str(optimized_module(ir, AMDGPU))
+    assert re.search(r"@__ockl_printf_append_string_n\(i64 %\w+, ptr [^,]+, i64 9, i32 0\)", folded)
+    assert "@__ockl_fprintf_stderr_begin" in folded and "@__ockl_dm_alloc" in folded
 
 
 @needs_nvcc
@@ -737,6 +760,42 @@ def test_sass_only_objects_translate_to_validated_gfx1100_code(tmp_path: Path, a
     assert code_object_target(translation.code_object) == "gfx1100"
     assert {k.name: k.param_size for k in translation.kernels}["_Z5saxpyifPKfPf"] == 24
     assert translation.variables == ["bias"]
+
+
+WALK = r"""
+// a random walk counting visits near cell centres: two streams read per step through 64-bit indices, a division
+// (with its slow path) in the loop
+__global__ void walk(float* __restrict__ px, float* __restrict__ py, const float* __restrict__ rx,
+                     const float* __restrict__ ry, size_t* __restrict__ visits, size_t n, unsigned steps, int g,
+                     float r) {
+  size_t i = blockDim.x * blockIdx.x + threadIdx.x;
+  if (i >= n) return;
+  float x = px[i], y = py[i];
+  size_t row = i * g * g;
+  for (size_t s = 0; s < steps; s++) {
+    x += rx[s * n + i] / 1000.0f - 0.05f;
+    y += ry[s * n + i] / 1000.0f - 0.05f;
+    float dx = x - truncf(x), dy = y - truncf(y);
+    if (x < g && y < g && x >= 0 && y >= 0 && dx * dx + dy * dy <= r * r)
+      visits[row + (int)floorf(y) * g + (int)floorf(x)]++;
+  }
+  px[i] = x;
+  py[i] = y;
+}
+"""
+
+
+@needs_nvcc
+def test_a_loop_of_64_bit_pointer_adds_compiles_for_gfx1100(cassc, tmp_path: Path) -> None:
+    """The adds' carries as comparisons: with llvm.uadd.with.overflow, LLVM 22's AMDGPU backend aborted on this
+    loop (its machine verifier: a carry used before its definition), killing the whole compiler."""
+    write(tmp_path / "k.cu", WALK)
+    write(tmp_path / "main.cpp", "int main() { return 0; }\n")
+    subprocess.run([NVCC, "-gencode", "arch=compute_80,code=sm_80", "-c", "k.cu", "-o", "k.o"], cwd=tmp_path,
+                   check=True)
+    result = cassc("main.cpp", "k.o", "-o", "app")
+    assert "1 kernel(s) from SASS sm_80 to gfx1100" in result.stderr
+    assert gpu_targets(tmp_path / "app") == ["gfx1100"]
 
 
 @needs_nvcc

@@ -848,8 +848,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
     def add_with_carry(self, terms: list[tuple[str, bool]], carry_out: bool) -> tuple[str, str]:
         """(the 32-bit sum of `terms`, each (value, subtracted), and how many times the adder carried out
         of bit 31: "0" unless `carry_out`). A subtracted term is its complement plus one, as the adder
-        takes it: it carries where no borrow is. Each step's overflow is llvm.u{add,sub}.with.overflow's,
-        which the targets turn into their add (subtract) with carry instructions."""
+        takes it: it carries where no borrow is. Each step's carry is a comparison (a sum below its first term,
+        a minuend not below its subtrahend), which codegen turns into the targets' add (subtract) with carry.
+        Not llvm.u{add,sub}.with.overflow: InstCombine merges phis of its results into a phi of the {i32, i1}
+        pair, and LLVM 22's AMDGPU backend then emits machine code its verifier rejects (an abort) for a
+        loop whose pointers advance by 64-bit adds."""
         total, carry = "0", "0"
         for index, (term, subtracted) in enumerate(terms):
             if index == 0 and not subtracted:
@@ -859,13 +862,9 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
             if not carry_out:
                 total = self.value(f"{operation} i32 {total}, {term}")
                 continue
-            overflowing = self.intrinsic(f"llvm.u{operation}.with.overflow", "i32", 2, "{i32, i1}")
-            pair = self.value(f"call {{i32, i1}} {overflowing}(i32 {total}, i32 {term})")
-            total = self.value(f"extractvalue {{i32, i1}} {pair}, 0")
-            overflow = self.value(f"extractvalue {{i32, i1}} {pair}, 1")
-            if subtracted:
-                overflow = self.value(f"xor i1 {overflow}, true")
-            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {overflow} to i32')}")
+            before, total = total, self.value(f"{operation} i32 {total}, {term}")
+            carried = self.value(f"icmp uge i32 {before}, {term}" if subtracted else f"icmp ult i32 {total}, {before}")
+            carry = self.value(f"add i32 {carry}, {self.value(f'zext i1 {carried} to i32')}")
         return total, carry
 
     def op_VIADD(self, instruction: SassInstruction) -> None:
@@ -1244,8 +1243,11 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         self.float_result(instruction, result)
 
     def op_FRND(self, instruction: SassInstruction) -> None:
+        """Rounding to an integral value within one float type: .F16 (a half in the low 16 bits), .F64, or f32."""
         rounding = next((ROUNDINGS[m] for m in instruction.modifiers if m in ROUNDINGS), "rni")
-        self.float_result(instruction, self.convert(self.float32(instruction.operands[1]), "f32", "f32", rounding))
+        float_type = next((t for m, t in (("F16", "f16"), ("F64", "f64")) if instruction.has(m)), "f32")
+        a = self.read_typed(instruction.operands[1], float_type)
+        self.write_typed(instruction.operands[0], self.convert(a, float_type, float_type, rounding), float_type)
 
     def conversion_types(self, instruction: SassInstruction, default_destination: str,
                          default_source: str) -> tuple[str, str]:
@@ -1269,6 +1271,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if ptx_type in ("s64", "u64"):
             return self.int64(operand)
         value = self.int32(operand)
+        if ptx_type in ("f16", "bf16"):  # a half (F2I.F16, FRND.F16, F2F.F32.F16): the low 16 bits
+            return self.value(f"bitcast i16 {self.value(f'trunc i32 {value} to i16')} to {value_type(ptx_type)}")
         bits = int(ptx_type[1:])
         return value if bits == 32 else self.value(f"trunc i32 {value} to i{bits}")
 
@@ -1306,8 +1310,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def op_F2F(self, instruction: SassInstruction) -> None:
         destination_type, source_type = self.conversion_types(instruction, "f32", "f32")
-        if source_type == "f16" or (self.rounding(instruction) and source_type == destination_type):
-            raise self.fail("F2F from half precision, or a directed rounding within one type")
+        if self.rounding(instruction) and source_type == destination_type:
+            raise self.fail("F2F with a directed rounding within one type")
         a = self.read_typed(instruction.operands[1], source_type)
         self.write_typed(instruction.operands[0],
                          self.convert(a, source_type, destination_type, self.rounding(instruction)), destination_type)
@@ -1766,6 +1770,10 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
         if instruction.has("ABS") and isinstance(target, Register):
             self.device_runtime(self.runtime_callee(target))
             return
+        if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in DEVICE_RUNTIME \
+                and target.label not in functions:  # relocatable code names the device runtime's function
+            self.device_runtime(target.label)
+            return
         if instruction.has("ABS") and isinstance(target, BranchTarget) and target.label in functions:
             callee = functions[target.label]
             self.copy(instruction, code, target.label, callee.instructions, range(len(callee.instructions)),
@@ -1812,7 +1820,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
 
     def bank4_symbol(self, register: Register) -> str | None:
         """The symbol whose address `register` holds, loaded from bank 4 in straight-line code before (through
-        moves: sm_90 loads it into a uniform register first)."""
+        moves: sm_90 loads it into a uniform register first), or in relocatable code moved there as its
+        relocated low word (`UMOV UR4, 32@lo($str)`)."""
         found = self.writer(register, self.current)  # type: ignore[arg-type]
         source = found.operands[-1] if found is not None else None
         for _ in range(4):
@@ -1822,6 +1831,8 @@ class SassLifter(ImageOperations, MatrixOperations, Emitter):
                 break
             found = self.writer(source, found)
             source = found.operands[-1] if found is not None else None
+        if isinstance(source, Relocated) and not source.high and not source.addend and source.label is None:
+            return source.symbol
         if found is None or not isinstance(source, Constant) or source.bank != 4 or found.opcode not in (
                 "LDC", "ULDC", "MOV", "IMAD"):
             return None
