@@ -86,3 +86,32 @@ def test_a_program_whose_round_trip_was_not_built_still_runs_its_original(tmp_pa
     trip = subprocess.run([str(directory / "roundtrip.bin")], capture_output=True, text=True)
     assert trip.returncode == 127 and "no round trip: main.o: instruction dp4a is not translated" in trip.stderr
     assert subprocess.run(["./original"], cwd=directory, capture_output=True, text=True).stdout.startswith("Pass")
+
+
+def test_device_runs_the_original_again_only_where_the_round_trip_differs(tmp_path: Path) -> None:
+    """device.py (with the comparison a binary_corpora pack carries): a second run of the original, after the round
+    trip, for a program whose round trip printed something else; none where the outputs agree (a second run could
+    only mask differences); and report's verdict then leaves out what the original's two runs disagree on."""
+    import shutil
+
+    pack = tmp_path / "pack"
+    counter = tmp_path / "count"
+    variants = {"same": ("echo 'sum 42'", "echo 'sum 42'"),
+                # the original prints how often it ran (a slot an atomic handed out, say); the round trip another
+                "varies": (f"echo x >> {counter}; echo \"slot $(wc -l < {counter}) sum 42\"; echo PASS",
+                           "echo 'slot 7 sum 42'; echo PASS")}
+    for name, (original, trip) in variants.items():
+        (pack / name).mkdir(parents=True)
+        for variant, body in (("original", original), ("roundtrip", trip)):
+            (pack / name / variant).write_text(f"#!/bin/sh\n{body}\n")
+            (pack / name / variant).chmod(0o755)
+    (pack / "jobs.json").write_text(json.dumps([{"name": n, "args": []} for n in variants]))
+    (pack / "device.py").write_text(binary_path.DEVICE_SCRIPT)
+    shutil.copyfile(REPO / "benchmarks" / "hecbench_verify.py", pack / "hecbench_verify.py")
+    subprocess.run([sys.executable, str(pack / "device.py"), str(pack), str(tmp_path), "--jobs", "1"], check=True,
+                   capture_output=True)
+    results = json.loads((tmp_path / "results-1-of-1.json").read_text())
+    assert "again" not in results["same"] and len(results["varies"]["again"]) == 1
+    assert binary_corpora.pair_verdict(results["same"])[0] == "same"
+    assert binary_corpora.pair_verdict(results["varies"])[0] == "same"
+    assert binary_corpora.pair_verdict({**results["varies"], "again": []})[0] == "differs"
