@@ -12,13 +12,14 @@ Each program is built by its own build system, unmodified, in a scratch copy, wi
            every object's device code replaced by the NVPTX lowering of cassc's IR (ptxas, fatbinary,
            objcopy: `<output>.roundtrip`).
 
-A program counts in "objects built" when nvcc compiled everything its build asked for and the build reached
-its link; it is "linked" when cassc wrote the executable. Corpora: book (CUDA by Example: `nvcc -o P P.cu` in
-its chapter), parboil (`common/mk/Makefile` as corpora_build.py runs it), shoc (configure + make), hecbench
+A program counts in "objects built" when nvcc compiled everything its build asked for and the build reached its
+link; it is "linked" when cassc wrote the executable. Corpora: book (CUDA by Example: `nvcc -o P P.cu` in its
+chapter), parboil (`common/mk/Makefile` as corpora_build.py runs it), shoc (configure, its probes straight to nvcc;
+make with automake's link command `CXXLD=nvcc`, as a user hands the link to cassc: g++ links by default), hecbench
 (`make CC=nvcc ARCH=sm_80` in a seeded sample of the in-reach `*-cuda` benchmarks, as binary_path.py draws it).
-`pack` puts the round-trip pairs that run without a display (book: no arguments; HeCBench: its Makefile's `run`
-arguments and data files) with binary_path.py's device script; `report` writes the per-corpus rows into
-benchmarks/results/binary-path.md.
+`pack` puts the round-trip pairs that run without a display (book: no arguments; SHOC: `-s 1`; HeCBench: its
+Makefile's `run` arguments and data files) with binary_path.py's device script; `report` writes the per-corpus rows
+into benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/binary_corpora.py build book /work/corpora/book --work /tmp/bc --round-trip
     .venv/bin/python benchmarks/binary_corpora.py build hecbench /work/corpora/hecbench --work /tmp/bc --sample 40
@@ -68,6 +69,10 @@ DEFER_VARIABLE = "CASSC_CORPORA_DEFER_LINK"
 # A configure script's probes (conftest compiles and links) go straight to nvcc as they are: they ask whether the
 # toolkit works, not cassc, and each would otherwise cost a cassc link and a round trip (SHOC's configure: hundreds).
 PASS_THROUGH_VARIABLE = "CASSC_CORPORA_PASS_THROUGH"
+# `build --nvcc-libraries DIR`: a directory searched first by nvcc's links (the original's and the round trip's),
+# not cassc's: NVIDIA's libraries the GPU machine has (cuBLAS 13, cuFFT 12) in place of an older toolkit's, whose
+# cuBLAS is too large to carry there.
+LIBRARIES_VARIABLE = "CASSC_CORPORA_NVCC_LIBRARIES"
 STAND_IN = """#!/bin/sh
 exec {python} {script} nvcc "$@"
 """
@@ -194,8 +199,9 @@ def stand_in(arguments: list[str]) -> int:
         stubs = Path(nvcc).resolve().parent.parent / "lib64" / "stubs"
         nvcc_env = {**os.environ, "LIBRARY_PATH": os.pathsep.join(filter(None, [os.environ.get("LIBRARY_PATH"),
                                                                                 str(stubs)]))}
-        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True,
-                                  env=nvcc_env)
+        searched = [f"-L{os.environ[LIBRARIES_VARIABLE]}"] if os.environ.get(LIBRARIES_VARIABLE) else []
+        original = subprocess.run([nvcc, *searched, *link, "-o", f"{output}.original"], capture_output=True,
+                                  text=True, env=nvcc_env)
         objects = [a for a in link if a.endswith(".o") and Path(a).is_file()]
         replaced, why = [], []
         for index, obj in enumerate(objects):
@@ -204,7 +210,7 @@ def stand_in(arguments: list[str]) -> int:
             replaced.append(str(copy))
             if reason:
                 why.append(f"{Path(obj).name}: {reason}")
-        relinked = subprocess.run([nvcc, *[replaced[objects.index(a)] if a in objects else a for a in link],
+        relinked = subprocess.run([nvcc, *searched, *[replaced[objects.index(a)] if a in objects else a for a in link],
                                    "-o", f"{output}.roundtrip"], capture_output=True, text=True, env=nvcc_env)
         entry["round_trip"] = original.returncode == 0 and relinked.returncode == 0 and not why
         entry["round_trip_note"] = "; ".join(why)[:400] or relinked.stderr.strip()[:300]
@@ -222,7 +228,8 @@ def stand_in(arguments: list[str]) -> int:
 # ------------------------------------------------------------------------------------------------
 # building a corpus
 
-def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: bool = False) -> dict[str, str]:
+def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: bool = False,
+                nvcc_libraries: Path | None = None) -> dict[str, str]:
     home = work / "cuda-home"
     (home / "bin").mkdir(parents=True, exist_ok=True)
     for name in ("include", "lib64", "nvvm"):
@@ -241,6 +248,8 @@ def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: boo
         env[NVCC_VARIABLE] = str(cuda / "bin" / "nvcc")
     if defer_link:
         env[DEFER_VARIABLE] = "1"
+    if nvcc_libraries:
+        env[LIBRARIES_VARIABLE] = str(nvcc_libraries)
     return env
 
 
@@ -265,7 +274,7 @@ def build(args: argparse.Namespace) -> None:
     root = args.checkout.resolve()
     state_path = work / f"{args.corpus}.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    env = environment(work, args.round_trip, args.cuda.resolve(), args.defer_link)
+    env = environment(work, args.round_trip, args.cuda.resolve(), args.defer_link, args.nvcc_libraries)
     tree = work / f"{args.corpus}-tree"
     if not tree.exists():
         ignore = shutil.ignore_patterns(".git")
@@ -409,7 +418,7 @@ def pack(args: argparse.Namespace) -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     jobs = []
-    for corpus in ("book", "hecbench"):
+    for corpus in ("book", "shoc", "hecbench"):
         state_path = args.work / f"{corpus}.json"
         if not state_path.exists():
             continue
@@ -419,7 +428,7 @@ def pack(args: argparse.Namespace) -> None:
             executable = Path(entry["outputs"][0])
             if corpus == "book" and BOOK_GL_HELPERS.search(executable.with_suffix(".cu").read_text(errors="replace")):
                 continue  # it shows its result in a window
-            arguments: list[str] = []
+            arguments: list[str] = ["-s", "1"] if corpus == "shoc" else []  # SHOC's smallest problem size
             if corpus == "hecbench":
                 found = run_arguments(Path(entry["cwd"]))
                 if found is None:
@@ -543,6 +552,22 @@ def pack_rodinia(work: Path, out: Path, data_git: Path | None) -> list[dict[str,
     return jobs
 
 
+# device.py keeps the last 20000 characters of a run's stdout (binary_path.DEVICE_SCRIPT).
+OUTPUT_TAIL = 20_000
+
+
+def common_tails(outputs: list[str]) -> list[str]:
+    """Runs' outputs as device.py kept them, over the lines all of them kept. An output longer than OUTPUT_TAIL is
+    its end, cut in the middle of a line: that partial line goes, and every output is compared over as many of its
+    last lines as the shortest cut one kept (each run ends where its program did; where they started, the cut
+    decided). An output that was not cut but is shorter than that stays whole and differs in length."""
+    cut = [o.split("\n", 1)[-1].splitlines() for o in outputs if len(o) >= OUTPUT_TAIL]
+    if not cut:
+        return outputs
+    keep = min(map(len, cut))
+    return ["\n".join(o.splitlines()[-keep:]) if keep else "" for o in outputs]
+
+
 def pair_verdict(pair: dict) -> tuple[str, str]:
     """A program's original and round trip (device.py's record, its `again` runs of the original too): same,
     differs or nondeterministic (compare_outputs), and the first difference."""
@@ -552,9 +577,10 @@ def pair_verdict(pair: dict) -> tuple[str, str]:
     if trip.get("rc") != original["rc"]:
         why = (trip.get("stderr") or "").strip().splitlines()[-1:] or [""]
         return "differs", f"exit {trip.get('rc')}: {why[0][:160]}"
-    runs = [original["stdout"], *(r["stdout"] for r in pair.get("again", []) if r["rc"] == original["rc"])]
+    *runs, mine = common_tails([original["stdout"], *(r["stdout"] for r in pair.get("again", [])
+                                                     if r["rc"] == original["rc"]), trip["stdout"]])
     # A program that prints its own name (argv[0]) prints the variant's: the name is no difference.
-    outputs = compare_outputs(runs, trip["stdout"].replace("./roundtrip", "./original"))
+    outputs = compare_outputs(runs, mine.replace("./roundtrip", "./original"))
     return outputs.status, outputs.first_difference[:200]
 
 
@@ -640,6 +666,8 @@ def main() -> None:
                           "(an older one for API CUDA 13 removed); the round trip's ptxas stays CUDA 13's")
     building.add_argument("--defer-link", action="store_true", help="record cassc's links for `link` instead of "
                           "running them (nvcc's builds and the round trip where the cores are)")
+    building.add_argument("--nvcc-libraries", type=Path, help="a directory nvcc's links search first (NVIDIA's "
+                          "cuBLAS/cuFFT as the GPU machine has them, for an older toolkit's build)")
     linking = commands.add_parser("link")
     linking.add_argument("--work", type=Path, required=True)
     linking.add_argument("--only", default="", help="the programs whose name this regular expression finds")

@@ -115,3 +115,17 @@ def test_device_runs_the_original_again_only_where_the_round_trip_differs(tmp_pa
     assert binary_corpora.pair_verdict(results["same"])[0] == "same"
     assert binary_corpora.pair_verdict(results["varies"])[0] == "same"
     assert binary_corpora.pair_verdict({**results["varies"], "again": []})[0] == "differs"
+
+
+def test_outputs_device_py_cut_short_are_compared_from_their_first_whole_line() -> None:
+    """device.py keeps a run's last OUTPUT_TAIL characters: two runs of a program that prints more (SHOC's
+    MaxFlops: a progress bar) are cut in different places of their first kept line, which is no difference."""
+    def run(seconds: str) -> dict:
+        text = "".join(f"|{'=' * (i % 50):<50}| {i / 10:.1f}%\n" for i in range(2000)) + f"PASS in {seconds} s\n"
+        return {"rc": 0, "stdout": text[-binary_corpora.OUTPUT_TAIL:]}
+
+    pair = {"original": run("1.5"), "roundtrip": run("1.5234567")}
+    assert pair["original"]["stdout"].split("\n", 1)[0] != pair["roundtrip"]["stdout"].split("\n", 1)[0]
+    assert binary_corpora.pair_verdict(pair) == ("same", "")
+    short = {**pair, "roundtrip": {"rc": 0, "stdout": "|====| 199.9%\nPASS in 1 s\n"}}  # not cut: all it printed
+    assert binary_corpora.pair_verdict(short)[0] == "differs"
