@@ -502,9 +502,14 @@ def _refuse_nvcc_built_binaries(paths: list[Path]) -> None:
 
 
 def _shared_libraries(inv: Invocation) -> list[Path]:
-    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory."""
+    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory. A CUDA
+    library (-lcublas, -lcufft...) is not among them: cassc links its ROCm counterpart, whatever NVIDIA's own
+    lib<NAME>.so a `-L` directory (the toolkit's lib64 that built the objects) holds."""
+    from cassc.hipify.tables import load_tables
+
+    cuda_libraries = load_tables().link_libraries
     named = [item.path for item in inv.inputs if item.kind is InputKind.SHARED_LIBRARY]
-    for name in inv.libraries:
+    for name in (n for n in inv.libraries if n not in cuda_libraries):
         for directory in inv.library_dirs:
             if (Path(directory) / f"lib{name}.so").exists():
                 named.append(Path(directory) / f"lib{name}.so")
