@@ -425,12 +425,21 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
                                               _model_fallback(ctx), ctx.cache, ctx.inv.force_sass))
-            trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
+    if extra or _calls_cuda_runtime(hosts):
+        # Host code compiled against NVIDIA's headers (by g++ too: SHOC's GEMM.cpp, with no device code of its
+        # own) calls the CUDA runtime by its names, which the shim defines.
+        trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
     return [output, *extra], trailing
+
+
+def _calls_cuda_runtime(hosts: list[tuple[str, HostObject]]) -> bool:
+    """Whether host code needs a CUDA runtime function (cuda*) that no input defines."""
+    defined = set().union(*(host.defined_globals for _, host in hosts))
+    return any(name.startswith("cuda") and name not in defined for _, host in hosts for name in host.undefined_globals)
 
 
 def _refuse_nvidia_device_link_objects(hosts: list[tuple[str, HostObject]]) -> None:

@@ -58,6 +58,17 @@ def test_nvidias_own_libraries_in_a_library_directory_are_not_linked_or_refused(
         assert "cassc: -lcublas needs hipBLAS" in result.stderr and "built by nvcc" not in result.stderr, result.stderr
 
 
+def test_host_objects_without_device_code_get_the_cuda_runtime(cassc, tmp_path: Path) -> None:
+    """Host code compiled against NVIDIA's headers by the host compiler (SHOC's GEMM.cpp: cuBLAS and the runtime,
+    no kernel of its own) calls the CUDA runtime by its names: the link takes the shim that defines them."""
+    write(tmp_path / "main.cpp", 'extern "C" int cudaGetDeviceCount(int*);\n'
+                                 "int main() { int n = 0; return cudaGetDeviceCount(&n) == 0 ? 0 : n; }\n")
+    subprocess.run(["g++", "-c", "main.cpp", "-o", "main.o"], cwd=tmp_path, check=True)
+    cassc("main.o", "-lcudart", "-o", "app")
+    symbols = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    assert re.search(r" T cudaGetDeviceCount$", symbols, re.MULTILINE), symbols
+
+
 def test_an_nvcc_built_executable_is_named_as_one(cassc, tmp_path: Path) -> None:
     write(tmp_path / "tool.cu", VENDOR + "int main() { return vendor_run(); }\n")
     nvcc("tool.cu", "-o", "tool", cwd=tmp_path)
