@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported, attributes, cuda_parameter_offsets, float_constant, int_type, is_float,
-                               is_signed, variable_annotations, quote, space_number, value_type, variable_definition,
+                               is_signed, quote, space_number, value_type, variable_annotations, variable_definition,
                                width)
 from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable

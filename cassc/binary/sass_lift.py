@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 
 from cassc.binary.printf import argument_layout
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
-from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, variable_annotations, quote,
-                               value_type, variable_definition, width)
+from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, quote, value_type,
+                               variable_annotations, variable_definition, width)
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
