@@ -1417,6 +1417,11 @@ int cudaBindTexture(size_t *offset, const CudaTextureReference *reference, const
   resource.resType = hipResourceTypeLinear;
   resource.res.linear.devPtr = base;
   resource.res.linear.desc = *desc;
+  // At most what the allocation holds from the pointer on: the C++ form's default size is UINT_MAX, "all of it".
+  hipDeviceptr_t allocation = nullptr;
+  size_t allocated = 0;
+  if (hipMemGetAddressRange(&allocation, &allocated, base) == hipSuccess && allocated)
+    size = std::min(size + moved, allocated - static_cast<size_t>(base - static_cast<char *>(allocation))) - moved;
   resource.res.linear.sizeInBytes = size + moved;
   return bind_texture(reference, resource, moved);
 }
