@@ -12,13 +12,14 @@ Each program is built by its own build system, unmodified, in a scratch copy, wi
            every object's device code replaced by the NVPTX lowering of cassc's IR (ptxas, fatbinary,
            objcopy: `<output>.roundtrip`).
 
-A program counts in "objects built" when nvcc compiled everything its build asked for and the build reached
-its link; it is "linked" when cassc wrote the executable. Corpora: book (CUDA by Example: `nvcc -o P P.cu` in
-its chapter), parboil (`common/mk/Makefile` as corpora_build.py runs it), shoc (configure + make), hecbench
+A program counts in "objects built" when nvcc compiled everything its build asked for and the build reached its
+link; it is "linked" when cassc wrote the executable. Corpora: book (CUDA by Example: `nvcc -o P P.cu` in its
+chapter), parboil (`common/mk/Makefile` as corpora_build.py runs it), shoc (configure, its probes straight to nvcc;
+make with automake's link command `CXXLD=nvcc`, as a user hands the link to cassc: g++ links by default), hecbench
 (`make CC=nvcc ARCH=sm_80` in a seeded sample of the in-reach `*-cuda` benchmarks, as binary_path.py draws it).
-`pack` puts the round-trip pairs that run without a display (book: no arguments; HeCBench: its Makefile's `run`
-arguments and data files) with binary_path.py's device script; `report` writes the per-corpus rows into
-benchmarks/results/binary-path.md.
+`pack` puts the round-trip pairs that run without a display (book: no arguments; SHOC: `-s 1`; HeCBench: its
+Makefile's `run` arguments and data files) with binary_path.py's device script; `report` writes the per-corpus rows
+into benchmarks/results/binary-path.md.
 
     .venv/bin/python benchmarks/binary_corpora.py build book /work/corpora/book --work /tmp/bc --round-trip
     .venv/bin/python benchmarks/binary_corpora.py build hecbench /work/corpora/hecbench --work /tmp/bc --sample 40
@@ -65,6 +66,13 @@ NVCC_VARIABLE = "CASSC_CORPORA_NVCC"
 # later, elsewhere (nvcc's compiles and the round trip on a machine with many cores, the links where cassc's
 # AMD toolchain is); the round trip and nvcc's own link still run.
 DEFER_VARIABLE = "CASSC_CORPORA_DEFER_LINK"
+# A configure script's probes (conftest compiles and links) go straight to nvcc as they are: they ask whether the
+# toolkit works, not cassc, and each would otherwise cost a cassc link and a round trip (SHOC's configure: hundreds).
+PASS_THROUGH_VARIABLE = "CASSC_CORPORA_PASS_THROUGH"
+# `build --nvcc-libraries DIR`: a directory searched first by nvcc's links (the original's and the round trip's),
+# not cassc's: NVIDIA's libraries the GPU machine has (cuBLAS 13, cuFFT 12) in place of an older toolkit's, whose
+# cuBLAS is too large to carry there.
+LIBRARIES_VARIABLE = "CASSC_CORPORA_NVCC_LIBRARIES"
 STAND_IN = """#!/bin/sh
 exec {python} {script} nvcc "$@"
 """
@@ -149,6 +157,8 @@ def cassc_link(link: list[str], cwd: Path | None = None) -> subprocess.Completed
 
 def stand_in(arguments: list[str]) -> int:
     nvcc = os.environ.get(NVCC_VARIABLE, str(CUDA / "bin" / "nvcc"))
+    if os.environ.get(PASS_THROUGH_VARIABLE):
+        return subprocess.run([nvcc, *arguments]).returncode
     arguments = [*without_arch(arguments), f"-arch={ARCH}"]
     inputs = [a for a in arguments if SOURCE.search(a) or INPUT.search(a)]
     if COMPILE_ONLY & set(arguments) or not inputs:
@@ -189,8 +199,9 @@ def stand_in(arguments: list[str]) -> int:
         stubs = Path(nvcc).resolve().parent.parent / "lib64" / "stubs"
         nvcc_env = {**os.environ, "LIBRARY_PATH": os.pathsep.join(filter(None, [os.environ.get("LIBRARY_PATH"),
                                                                                 str(stubs)]))}
-        original = subprocess.run([nvcc, *link, "-o", f"{output}.original"], capture_output=True, text=True,
-                                  env=nvcc_env)
+        searched = [f"-L{os.environ[LIBRARIES_VARIABLE]}"] if os.environ.get(LIBRARIES_VARIABLE) else []
+        original = subprocess.run([nvcc, *searched, *link, "-o", f"{output}.original"], capture_output=True,
+                                  text=True, env=nvcc_env)
         objects = [a for a in link if a.endswith(".o") and Path(a).is_file()]
         replaced, why = [], []
         for index, obj in enumerate(objects):
@@ -199,7 +210,7 @@ def stand_in(arguments: list[str]) -> int:
             replaced.append(str(copy))
             if reason:
                 why.append(f"{Path(obj).name}: {reason}")
-        relinked = subprocess.run([nvcc, *[replaced[objects.index(a)] if a in objects else a for a in link],
+        relinked = subprocess.run([nvcc, *searched, *[replaced[objects.index(a)] if a in objects else a for a in link],
                                    "-o", f"{output}.roundtrip"], capture_output=True, text=True, env=nvcc_env)
         entry["round_trip"] = original.returncode == 0 and relinked.returncode == 0 and not why
         entry["round_trip_note"] = "; ".join(why)[:400] or relinked.stderr.strip()[:300]
@@ -217,7 +228,8 @@ def stand_in(arguments: list[str]) -> int:
 # ------------------------------------------------------------------------------------------------
 # building a corpus
 
-def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: bool = False) -> dict[str, str]:
+def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: bool = False,
+                nvcc_libraries: Path | None = None) -> dict[str, str]:
     home = work / "cuda-home"
     (home / "bin").mkdir(parents=True, exist_ok=True)
     for name in ("include", "lib64", "nvvm"):
@@ -236,6 +248,8 @@ def environment(work: Path, round_trip: bool, cuda: Path = CUDA, defer_link: boo
         env[NVCC_VARIABLE] = str(cuda / "bin" / "nvcc")
     if defer_link:
         env[DEFER_VARIABLE] = "1"
+    if nvcc_libraries:
+        env[LIBRARIES_VARIABLE] = str(nvcc_libraries)
     return env
 
 
@@ -260,7 +274,7 @@ def build(args: argparse.Namespace) -> None:
     root = args.checkout.resolve()
     state_path = work / f"{args.corpus}.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    env = environment(work, args.round_trip, args.cuda.resolve(), args.defer_link)
+    env = environment(work, args.round_trip, args.cuda.resolve(), args.defer_link, args.nvcc_libraries)
     tree = work / f"{args.corpus}-tree"
     if not tree.exists():
         ignore = shutil.ignore_patterns(".git")
@@ -285,12 +299,22 @@ def build(args: argparse.Namespace) -> None:
     if args.corpus == "shoc":
         log = work / "shoc.links.jsonl"
         log.unlink(missing_ok=True)
-        built = build_shoc(tree, list(chosen), {**env, "CASSC_CORPORA_LOG": str(log)}, args.timeout)
+        # SHOC's programs link with automake's CXXLD (g++ by default): the link is handed to the stand-in, as a
+        # user hands it to cassc, and configure's probes go to nvcc itself.
+        built = build_shoc(tree, list(chosen), {**env, "CASSC_CORPORA_LOG": str(log)}, args.timeout,
+                           configure_env={**env, PASS_THROUGH_VARIABLE: "1"}, make_variables=("CXXLD=nvcc",))
         links = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         for program, result in built.items():
-            mine = [e for e in links if Path(e["output"]).name == Path(program).name]
-            state[program] = {"objects": bool(mine), "linked": result.ok and any(e["linked"] for e in mine),
-                              "error": (mine[-1]["error"] if mine else result.first_error)[-600:]}
+            mine = [e for e in links if e["output"].endswith(f"/src/cuda/{program}")]
+            state[program] = {
+                "objects": bool(mine), "linked": bool(mine) and all(e["linked"] is not False for e in mine)
+                and (result.ok or any(e["linked"] is None for e in mine)),  # a deferred link is decided by `link`
+                "error": (next((e["error"] for e in mine if e["linked"] is False), "") if mine
+                          else result.first_error)[-600:],
+                "cwd": str(tree / "src" / "cuda" / Path(program).parent), "outputs": [e["output"] for e in mine],
+                "round_trip": bool(mine) and all(e.get("round_trip") for e in mine),
+                "links": [e for e in mine if e["linked"] is None],
+                "round_trip_note": "; ".join(e.get("round_trip_note", "") for e in mine if e.get("round_trip_note"))}
         state_path.write_text(json.dumps(state, indent=1))
         return
     for index, (program, directory) in enumerate(chosen.items(), 1):
@@ -394,7 +418,7 @@ def pack(args: argparse.Namespace) -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     jobs = []
-    for corpus in ("book", "hecbench"):
+    for corpus in ("book", "shoc", "hecbench"):
         state_path = args.work / f"{corpus}.json"
         if not state_path.exists():
             continue
@@ -404,7 +428,7 @@ def pack(args: argparse.Namespace) -> None:
             executable = Path(entry["outputs"][0])
             if corpus == "book" and BOOK_GL_HELPERS.search(executable.with_suffix(".cu").read_text(errors="replace")):
                 continue  # it shows its result in a window
-            arguments: list[str] = []
+            arguments: list[str] = ["-s", "1"] if corpus == "shoc" else []  # SHOC's smallest problem size
             if corpus == "hecbench":
                 found = run_arguments(Path(entry["cwd"]))
                 if found is None:
@@ -427,6 +451,7 @@ def pack(args: argparse.Namespace) -> None:
     # first: a deadline cuts the queue's end
     (out / "jobs.json").write_text(json.dumps(jobs))
     (out / "device.py").write_text(DEVICE_SCRIPT)
+    shutil.copyfile(REPO_ROOT / "benchmarks" / "hecbench_verify.py", out / "hecbench_verify.py")  # its comparison
     print(f"packed {len(jobs)} programs into {out}", file=sys.stderr)
 
 
@@ -527,58 +552,91 @@ def pack_rodinia(work: Path, out: Path, data_git: Path | None) -> list[dict[str,
     return jobs
 
 
+# device.py keeps the last 20000 characters of a run's stdout (binary_path.DEVICE_SCRIPT).
+OUTPUT_TAIL = 20_000
+
+
+def common_tails(outputs: list[str]) -> list[str]:
+    """Runs' outputs as device.py kept them, over the lines all of them kept. An output longer than OUTPUT_TAIL is
+    its end, cut in the middle of a line: that partial line goes, and every output is compared over as many of its
+    last lines as the shortest cut one kept (each run ends where its program did; where they started, the cut
+    decided). An output that was not cut but is shorter than that stays whole and differs in length."""
+    cut = [o.split("\n", 1)[-1].splitlines() for o in outputs if len(o) >= OUTPUT_TAIL]
+    if not cut:
+        return outputs
+    keep = min(map(len, cut))
+    return ["\n".join(o.splitlines()[-keep:]) if keep else "" for o in outputs]
+
+
+def pair_verdict(pair: dict) -> tuple[str, str]:
+    """A program's original and round trip (device.py's record, its `again` runs of the original too): same,
+    differs or nondeterministic (compare_outputs), and the first difference."""
+    from hecbench_verify import compare_outputs
+
+    original, trip = pair["original"], pair["roundtrip"]
+    if trip.get("rc") != original["rc"]:
+        why = (trip.get("stderr") or "").strip().splitlines()[-1:] or [""]
+        return "differs", f"exit {trip.get('rc')}: {why[0][:160]}"
+    *runs, mine = common_tails([original["stdout"], *(r["stdout"] for r in pair.get("again", [])
+                                                     if r["rc"] == original["rc"]), trip["stdout"]])
+    # A program that prints its own name (argv[0]) prints the variant's: the name is no difference.
+    outputs = compare_outputs(runs, mine.replace("./roundtrip", "./original"))
+    return outputs.status, outputs.first_difference[:200]
+
+
 def report(args: argparse.Namespace) -> None:
-    from binary_path import same_output
     from breadth_round_trip import write_section
 
-    runs: dict[str, dict] = {}  # program -> variant -> its run (device.py's parts merged)
+    runs: dict[str, dict] = {}  # program -> variant -> its run (device.py's parts merged, a later call's replacing)
     for path in args.device_results or []:
         for name, variants in json.loads(Path(path).read_text()).items():
             runs.setdefault(name, {}).update(variants)
-    rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / original ran |",
-            "|---|---|---|---|---|"]
+    rows = ["| corpus | programs | objects built by nvcc | linked by cassc | round trip: same output / compared "
+            "(originals that ran) | nondeterministic originals |", "|---|---|---|---|---|---|"]
     failures = []
     for corpus in ("book", "parboil", "shoc", "rodinia", "hecbench"):
         state_path = args.work / f"{corpus}.json"
-        if corpus == "shoc" and not state_path.exists() and args.shoc is not None:
-            from corpora_build import shoc_programs
-            rows.append(f"| shoc | {len(shoc_programs(args.shoc))} | 0: nvcc 13 compiles none (texture references and "
-                        "other API CUDA removed; `corpora-build.md`'s nvcc column), so there is nothing to link | - | - |")
-            continue
         if not state_path.exists():
             continue
         state = json.loads(state_path.read_text())
         built = [p for p, e in state.items() if e["objects"]]
         linked = [p for p in built if state[p]["linked"]]
         same = ran = 0
+        nondeterministic = []
         for program in linked:
             base = f"{corpus}/{program}".replace("/", "__")
             pairs = [runs[n] for n in runs if n == base or n.startswith(f"{base}@")]  # one per executable
             if not pairs or any(p.get("original", {}).get("rc") != 0 for p in pairs):
                 continue
             ran += 1
-            # A program that prints its own name (argv[0]) prints the variant's: the name is no difference.
-            differing = [p["roundtrip"] for p in pairs if p["roundtrip"].get("rc") != 0 or not same_output(
-                p["original"]["stdout"], p["roundtrip"]["stdout"].replace("./roundtrip", "./original"))]
-            if not differing:
+            verdicts = [pair_verdict(p) for p in pairs]
+            if any(status == "nondeterministic" for status, _ in verdicts):
+                nondeterministic.append(program)
+            elif all(status == "same" for status, _ in verdicts):
                 same += 1
             else:
-                why = (differing[0].get("stderr") or "").strip().splitlines()[-1:] or [""]
-                failures.append(f"- {corpus} {program}: round trip differs (exit {differing[0].get('rc')}) "
-                                f"{why[0][:160]}")
+                failures.append(f"- {corpus} {program}: round trip differs: "
+                                f"`{next(why for status, why in verdicts if status == 'differs')}`")
         share = f" ({100 * len(linked) / len(built):.0f}%)" if built else ""
         packed = any(name.startswith(f"{corpus}__") for name in runs)
-        trip = f"{same} / {ran}" if packed else "not run"
-        rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} |")
+        compared = ran - len(nondeterministic)
+        trip = f"{same} / {compared} ({ran}){f' ({100 * same / compared:.1f}%)' if compared else ''}" \
+            if packed else "not run"
+        rows.append(f"| {corpus} | {len(state)} | {len(built)} | linked {len(linked)} of {len(built)}{share} | {trip} "
+                    f"| {', '.join(nondeterministic) or '-'} |")
         failures += [f"- {corpus} {p}: not linked: `{state[p]['error'].splitlines()[-1][:220] if state[p]['error'] else '?'}`"
                      for p in built if not state[p]["linked"]]
     section = "\n".join([SECTION, "",
                          f"{date.today()}: `benchmarks/binary_corpora.py build` per corpus here (each program's own "
-                         f"build; nvcc 13 compiles with `-arch={ARCH}`, cassc links), `pack`, its device.py on "
+                         f"build; nvcc compiles with `-arch={ARCH}`, cassc links), `pack`, its device.py on "
                          f"{args.device}, `report`. \"objects built\": nvcc compiled everything and the build reached "
                          "its link. Round trip: the same objects with the NVPTX lowering of cassc's IR as device code, "
                          "linked by nvcc, run beside nvcc's own link (programs that run without a display and, for "
-                         "HeCBench, with their Makefile's `run` arguments); lines naming times are left out.",
+                         "HeCBench, with their Makefile's `run` arguments), compared by hecbench_verify.py's "
+                         "`compare_outputs`: lines naming times left out, numbers within a relative 1e-3, and what "
+                         "varies between the original's own runs left out (device.py runs the original a second time, "
+                         "after the round trip, only where the round trip differed: the mask can only turn a difference "
+                         "into agreement); an original whose runs agree on no number is nondeterministic, not compared.",
                          "", *rows, "", *failures, ""])
     write_section(RESULTS, SECTION, section)
     print(section)
@@ -608,6 +666,8 @@ def main() -> None:
                           "(an older one for API CUDA 13 removed); the round trip's ptxas stays CUDA 13's")
     building.add_argument("--defer-link", action="store_true", help="record cassc's links for `link` instead of "
                           "running them (nvcc's builds and the round trip where the cores are)")
+    building.add_argument("--nvcc-libraries", type=Path, help="a directory nvcc's links search first (NVIDIA's "
+                          "cuBLAS/cuFFT as the GPU machine has them, for an older toolkit's build)")
     linking = commands.add_parser("link")
     linking.add_argument("--work", type=Path, required=True)
     linking.add_argument("--only", default="", help="the programs whose name this regular expression finds")
@@ -623,7 +683,6 @@ def main() -> None:
     reporting.add_argument("--work", type=Path, required=True)
     reporting.add_argument("--device-results", nargs="*")
     reporting.add_argument("--device", required=True, help="the GPU the device results came from")
-    reporting.add_argument("--shoc", type=Path, help="SHOC's checkout, for its row when it was not built")
     args = parser.parse_args()
     {"build": build, "link": link, "pack": pack, "report": report}[args.command](args)
 

@@ -230,21 +230,28 @@ def shoc_programs(root: Path) -> dict[str, Path]:
     return programs
 
 
-def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: float) -> dict[str, Build]:
-    """One configure and one `make -k` for the whole suite; each program's error is the first error in
-    the make output of its directory."""
+def build_shoc(root: Path, programs: list[str], env: dict[str, str], timeout: float,
+               configure_env: dict[str, str] | None = None, make_variables: tuple[str, ...] = ()) -> dict[str, Build]:
+    """One configure (with `configure_env` where given) and one `make -k` (with `make_variables`) for the whole
+    suite; each program's error is the first error in the make output of its directory."""
     # --disable-dataunzip: unpacking the data sets is for runs and needs unzip, which not every machine has.
     # LIBS/LDFLAGS: SHOC reads the CUDA libraries from nvcc's dryrun link line (config/find_cuda_libs.sh keeps
     # what follows `-o "a.out"`); since CUDA 10.2 nvcc puts `-o` last, so the script finds none, and SHOC's
     # users name the runtime at configure time (github.com/vetter/shoc/issues/67).
     configure = ["./configure", "--with-cuda", "--without-opencl", "--without-mpi", "--disable-dataunzip",
                  f"CUDA_CPPFLAGS={SHOC_ARCH}", "LIBS=-lcudart", f"LDFLAGS=-L{env['CUDA_PATH']}/lib64"]
-    ok, log, seconds = run_logged(configure, root, env, timeout)
+    # A git checkout gives the autotools inputs (configure.ac, Makefile.am) and their outputs whatever times the
+    # checkout wrote them at; where an input came out newer, make regenerates and re-runs configure under its own
+    # environment. Outputs newer than inputs, as in a release tarball.
+    generated = [root / "aclocal.m4", root / "configure", *root.rglob("Makefile.in"), *root.rglob("config.h.in")]
+    for path in (p for p in generated if p.is_file()):
+        os.utime(path)
+    ok, log, seconds = run_logged(configure, root, configure_env or env, timeout)
     failed_checks = [line for line in log.splitlines() if line.startswith("checking ") and line.endswith("... no")]
     if not ok or "no usable CUDA installation found" in log:
         error = f"configure: {first_error(log) if not ok else 'no usable CUDA: ' + '; '.join(failed_checks[-2:])}"
         return {p: Build(p, "", False, 0.0, error, log[-6000:]) for p in programs}
-    ok, log, seconds = run_logged(["make", "-k", "-j1"], root, env, timeout * 4)
+    ok, log, seconds = run_logged(["make", "-k", "-j1", *make_variables], root, env, timeout * 4)
     chunks: dict[str, list[str]] = {}
     current: list[str] = []
     for line in log.splitlines():

@@ -11,8 +11,8 @@ times each (once when a run takes longer than REPEAT_BELOW_S; the translated one
 original fails), one benchmark per GPU at a time, and this machine compares them:
 
   exit status; every output line that is not a timing line (TIMING_LINE) with numbers equal within
-  RELATIVE_TOLERANCE; lines that differ between the original's own runs (random seeds, clocks) are
-  left out; the runtime ratio translated/original is the median of the benchmark's own kernel-time
+  RELATIVE_TOLERANCE; numbers (and lines) that differ between the original's own runs (random seeds,
+  clocks) are left out (compare_outputs); the runtime ratio translated/original is the median of the benchmark's own kernel-time
   value (subset.json's regex, else the first line naming a kernel time) or else of the wall time.
 
 Steps (a batch is one command on the GPU machine, resumable through --state):
@@ -382,7 +382,7 @@ def collect(args: argparse.Namespace) -> None:
 @dataclass
 class Comparison:
     name: str
-    status: str  # matched | mismatch | original-failed | near-run-limit | build-failed
+    status: str  # matched | mismatch | nondeterministic | original-failed | near-run-limit | build-failed
     first_difference: str = ""
     ratio: float | None = None
     time_source: str = ""  # "kernel" (the benchmark's own time line) or "wall"
@@ -405,23 +405,63 @@ def comparable_lines(output: str) -> list[str]:
     return lines
 
 
+def close(x: str, y: str) -> bool:
+    fx, fy = float(x), float(y)
+    return math.isnan(fx) and math.isnan(fy) or fx == fy or abs(fx - fy) <= RELATIVE_TOLERANCE * max(abs(fx), abs(fy))
+
+
 def numbers_close(a: str, b: str) -> bool:
-    if NUMBER.sub("#", a) != NUMBER.sub("#", b):
-        return False
-    for x, y in zip(NUMBER.findall(a), NUMBER.findall(b)):
-        fx, fy = float(x), float(y)
-        if math.isnan(fx) and math.isnan(fy) or fx == fy:
+    return NUMBER.sub("#", a) == NUMBER.sub("#", b) and all(map(close, NUMBER.findall(a), NUMBER.findall(b)))
+
+
+@dataclass(frozen=True)
+class OutputComparison:
+    status: str  # same | differs | nondeterministic
+    compared_lines: int  # lines compared (their text, and the numbers in them that the original's runs agree on)
+    compared_numbers: int
+    masked_numbers: int  # numbers (and the numbers of whole lines) that vary among the original's own runs
+    first_difference: str = ""
+
+
+def compare_outputs(originals: list[str], candidate: str) -> OutputComparison:
+    """`candidate`'s output against one or more runs of the original, number by number. Timing lines are left out
+    (comparable_lines); what varies among the original's own runs is the program's nondeterminism (clocks, seeds
+    taken from the time, the slot an atomic handed out) and is left out too: a number on which the runs disagree
+    beyond RELATIVE_TOLERANCE, a whole line where their text around the numbers differs. The rest must agree: the
+    same number of lines, the same text, numbers within the tolerance. With one run nothing is masked, so a second
+    run can only turn a difference into agreement. Where the runs vary and leave no line whole (every line has a
+    number they disagree on, or they print different numbers of lines), nothing that matters is left to compare:
+    "nondeterministic"."""
+    runs = [comparable_lines(output) for output in originals]
+    reference, mine = runs[0], comparable_lines(candidate)
+    if any(len(run) != len(reference) for run in runs[1:]):
+        return OutputComparison("nondeterministic", 0, 0, 0, "the original's runs print "
+                                f"{' and '.join(str(len(run)) for run in runs)} lines")
+    kept: list[tuple[int, list[int]]] = []  # line, the positions of its numbers the runs agree on
+    masked = whole = 0
+    for index, line in enumerate(reference):
+        numbers = NUMBER.findall(line)
+        if any(NUMBER.sub("#", run[index]) != NUMBER.sub("#", line) for run in runs[1:]):
+            masked += len(numbers)
             continue
-        if abs(fx - fy) > RELATIVE_TOLERANCE * max(abs(fx), abs(fy)):
-            return False
-    return True
-
-
-def stable_positions(outputs: list[list[str]]) -> set[int]:
-    """Line positions on which all the original's runs agree: others vary run to run (seeds, clocks)."""
-    first = outputs[0]
-    return {i for i, line in enumerate(first)
-            if all(i < len(o) and numbers_close(line, o[i]) for o in outputs[1:])}
+        stable = [j for j, x in enumerate(numbers) if all(close(x, NUMBER.findall(run[index])[j]) for run in runs[1:])]
+        masked += len(numbers) - len(stable)
+        whole += len(stable) == len(numbers)
+        kept.append((index, stable))
+    compared = sum(len(stable) for _, stable in kept)
+    if masked and not whole:
+        return OutputComparison("nondeterministic", len(kept), compared, masked, "every line the original prints "
+                                "varies between its runs")
+    if len(mine) != len(reference):
+        difference = next((f"{a!r} vs {b!r}" for a, b in zip(reference, mine) if not numbers_close(a, b)),
+                          f"{len(reference)} vs {len(mine)} lines")
+        return OutputComparison("differs", len(kept), compared, masked, difference)
+    for index, stable in kept:
+        ours, theirs = NUMBER.findall(reference[index]), NUMBER.findall(mine[index])
+        if NUMBER.sub("#", mine[index]) != NUMBER.sub("#", reference[index]) \
+                or not all(close(ours[j], theirs[j]) for j in stable):
+            return OutputComparison("differs", len(kept), compared, masked, f"{reference[index]!r} vs {mine[index]!r}")
+    return OutputComparison("same", len(kept), compared, masked)
 
 
 def own_time(output: str, regex: str | None) -> float | None:
@@ -452,21 +492,10 @@ def compare(result: Result, regex: str | None) -> Comparison:
         comparison.first_difference = (f"exit {original[0].exit_status} vs {translated[0].exit_status}: "
                                        f"{last_line(translated[0].output)}")
     else:
-        reference = [comparable_lines(r.output) for r in original]
-        stable = stable_positions(reference)
-        mine = comparable_lines(translated[0].output)
-        comparison.compared_lines = len(stable)
-        if len(mine) != len(reference[0]):
-            comparison.status = "mismatch"
-            extra = next((f"{a!r} vs {b!r}" for a, b in zip(reference[0], mine) if not numbers_close(a, b)),
-                         f"{len(reference[0])} vs {len(mine)} lines")
-            comparison.first_difference = extra
-        else:
-            for index in sorted(stable):
-                if not numbers_close(reference[0][index], mine[index]):
-                    comparison.status = "mismatch"
-                    comparison.first_difference = f"{reference[0][index]!r} vs {mine[index]!r}"
-                    break
+        outputs = compare_outputs([r.output for r in original], translated[0].output)
+        comparison.compared_lines = outputs.compared_lines
+        comparison.status = {"same": "matched", "differs": "mismatch"}.get(outputs.status, outputs.status)
+        comparison.first_difference = outputs.first_difference
     kernel = [own_time(r.output, regex) for r in original], [own_time(r.output, regex) for r in translated]
     if all(t is not None and t > 0 for t in kernel[0] + kernel[1]):
         comparison.ratio = statistics.median(kernel[1]) / statistics.median(kernel[0])  # type: ignore[arg-type]
@@ -502,7 +531,8 @@ def markdown_report(comparisons: list[Comparison], explanations: dict[str, str],
              "CC='cassc --cassc-target=nvidia'` (cassc's HIP output through the hip-to-cuda header set). "
              f"\"Built\" counts the benchmarks where both built and the original ran with exit status 0; output "
              f"lines that name a time or rate are not compared, numbers compare within a relative "
-             f"{RELATIVE_TOLERANCE:g}, and lines that vary between the original's own runs are left out. The "
+             f"{RELATIVE_TOLERANCE:g}, and numbers (or lines) that vary between the original's own runs are left out "
+             "(a benchmark whose runs agree on no number is nondeterministic, not compared). The "
              "runtime ratio is translated/original: the median of the benchmark's own kernel-time value "
              "(subset.json's regex, else the first line naming a kernel time) where it prints one, else of the wall time; up to "
              f"{RUNS} runs each, alternating on one GPU (one each when a run takes over {REPEAT_BELOW_S} s; the "
@@ -512,7 +542,7 @@ def markdown_report(comparisons: list[Comparison], explanations: dict[str, str],
              f"`cassc.json`) and whose original built with nvcc on the H200; {len(comparisons)} of those "
              f"{candidates} verified.", ""]
     lines += ["| outcome | benchmarks |", "|---|---|"]
-    for status in ("matched", "mismatch", "original-failed", "near-run-limit", "build-failed"):
+    for status in ("matched", "mismatch", "nondeterministic", "original-failed", "near-run-limit", "build-failed"):
         lines.append(f"| {status} | {sum(c.status == status for c in comparisons)} |")
     failed = [c for c in comparisons if c.status == "original-failed"]
     timed_out = sum(c.first_difference.startswith(f"original exit {TIMED_OUT}:") for c in failed)

@@ -431,12 +431,21 @@ def _device_link_object(ctx: Context, objects: list[Path]) -> tuple[list[Path], 
         if modules:
             extra.append(translate_and_splice(modules, ctx.inv.offload_archs, ctx.work_dir, ctx.runner,
                                               _model_fallback(ctx), ctx.cache, ctx.inv.force_sass))
-            trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
+    if extra or _calls_cuda_runtime(hosts):
+        # Host code compiled against NVIDIA's headers (by g++ too: SHOC's GEMM.cpp, with no device code of its
+        # own) calls the CUDA runtime by its names, which the shim defines.
+        trailing.append(nvcc_identity.toolkit_root() / "lib64" / toolkit.SHIM_RUNTIME)
     if ctx.inv.no_device_link or not stages.needs_device_link([h for _, h in hosts]):
         return extra, trailing
     output = ctx.work_dir / "device-link.o"
     stages.device_link(hosts, ctx.inv.offload_archs, output, ctx.work_dir, ctx.runner)
     return [output, *extra], trailing
+
+
+def _calls_cuda_runtime(hosts: list[tuple[str, HostObject]]) -> bool:
+    """Whether host code needs a CUDA runtime function (cuda*) that no input defines."""
+    defined = set().union(*(host.defined_globals for _, host in hosts))
+    return any(name.startswith("cuda") and name not in defined for _, host in hosts for name in host.undefined_globals)
 
 
 def _refuse_nvidia_device_link_objects(hosts: list[tuple[str, HostObject]]) -> None:
@@ -508,9 +517,14 @@ def _refuse_nvcc_built_binaries(paths: list[Path]) -> None:
 
 
 def _shared_libraries(inv: Invocation) -> list[Path]:
-    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory."""
+    """The shared libraries the link takes: inputs, and `-lNAME` found as lib<NAME>.so in a `-L` directory. A CUDA
+    library (-lcublas, -lcufft...) is not among them: cassc links its ROCm counterpart, whatever NVIDIA's own
+    lib<NAME>.so a `-L` directory (the toolkit's lib64 that built the objects) holds."""
+    from cassc.hipify.tables import load_tables
+
+    cuda_libraries = load_tables().link_libraries
     named = [item.path for item in inv.inputs if item.kind is InputKind.SHARED_LIBRARY]
-    for name in inv.libraries:
+    for name in (n for n in inv.libraries if n not in cuda_libraries):
         for directory in inv.library_dirs:
             if (Path(directory) / f"lib{name}.so").exists():
                 named.append(Path(directory) / f"lib{name}.so")

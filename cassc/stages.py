@@ -698,7 +698,8 @@ def link_flags(inv: Invocation, toolchain: tools.Toolchain) -> list[str]:
         # The stand-in's own library where cassc adds to the HIP library's API (cuBLAS's legacy part).
         carries_legacy = (toolkit_lib64 / legacy_api_archive(library)).exists()
         stand_in = carries_legacy or not installed and (toolkit_lib64 / f"lib{library}.so").exists()
-        flags.append(f"-l{library}" if stand_in else f"-l{hip}")
+        # The stand-in's by its path: a -L directory of the user's, before the toolkit's, may be NVIDIA's lib64.
+        flags.append(str(toolkit_lib64 / f"lib{library}.so") if stand_in else f"-l{hip}")
     for option in inv.host_linker_options:
         flags += ["-Xlinker", option]
     flags += [f"-L{toolchain.hip_lib_dir}", "-lamdhip64"]

@@ -37,6 +37,38 @@ def test_an_nvcc_built_shared_library_stops_the_link_with_one_line(cassc, tmp_pa
         assert "link the objects it was built from" in lines[0]
 
 
+def test_nvidias_own_libraries_in_a_library_directory_are_not_linked_or_refused(cassc, tmp_path: Path) -> None:
+    """A build that links nvcc's objects names the toolkit that built them (SHOC: -L$CUDA_PATH/lib64 -lcublas):
+    NVIDIA's libcurand.so/libcublas.so there (device code inside) are neither refused as an nvcc-built library nor
+    linked; cassc links their ROCm counterparts, the stand-in toolkit's by its path (its cuBLAS legacy part)."""
+    write(tmp_path / "vendor.cu", VENDOR)
+    write(tmp_path / "main.cpp", MAIN)
+    nvcc("-c", "vendor.cu", "-o", "vendor.o", cwd=tmp_path)
+    (tmp_path / "nvidia").mkdir()
+    for name in ("curand", "cublas"):  # stand-ins for NVIDIA's: shared libraries with device code
+        nvcc("-shared", "-Xcompiler", "-fPIC", "vendor.cu", "-o", f"nvidia/lib{name}.so", cwd=tmp_path)
+    cassc("main.cpp", "vendor.o", "-Lnvidia", "-lcurand", "-o", "app")
+    needed = subprocess.run(["readelf", "-d", str(tmp_path / "app")], capture_output=True, text=True).stdout
+    assert "libhiprand" in needed and "libcurand" not in needed, needed
+    result = cassc("main.cpp", "vendor.o", "-Lnvidia", "-lcublas", "-o", "app2", check=False)
+    if result.returncode == 0:  # hipBLAS installed
+        needed = subprocess.run(["readelf", "-d", str(tmp_path / "app2")], capture_output=True, text=True).stdout
+        assert "libhipblas" in needed and "libcublas" not in needed, needed
+    else:
+        assert "cassc: -lcublas needs hipBLAS" in result.stderr and "built by nvcc" not in result.stderr, result.stderr
+
+
+def test_host_objects_without_device_code_get_the_cuda_runtime(cassc, tmp_path: Path) -> None:
+    """Host code compiled against NVIDIA's headers by the host compiler (SHOC's GEMM.cpp: cuBLAS and the runtime,
+    no kernel of its own) calls the CUDA runtime by its names: the link takes the shim that defines them."""
+    write(tmp_path / "main.cpp", 'extern "C" int cudaGetDeviceCount(int*);\n'
+                                 "int main() { int n = 0; return cudaGetDeviceCount(&n) == 0 ? 0 : n; }\n")
+    subprocess.run(["g++", "-c", "main.cpp", "-o", "main.o"], cwd=tmp_path, check=True)
+    cassc("main.o", "-lcudart", "-o", "app")
+    symbols = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    assert re.search(r" T cudaGetDeviceCount$", symbols, re.MULTILINE), symbols
+
+
 def test_an_nvcc_built_executable_is_named_as_one(cassc, tmp_path: Path) -> None:
     write(tmp_path / "tool.cu", VENDOR + "int main() { return vendor_run(); }\n")
     nvcc("tool.cu", "-o", "tool", cwd=tmp_path)

@@ -102,3 +102,46 @@ def test_objects_a_makefile_builds_in_a_subdirectory_are_translated(tmp_path: Pa
     (tmp_path / "work" / "pack").mkdir(parents=True)
     result = binary_path.prepare_one("demo-cuda", tmp_path / "src", tmp_path / "work", "sm_80", sass=True)
     assert [(k.name, k.translated) for k in result.kernels] == [("_Z5twicePf", True)]
+
+
+def test_device_runs_the_original_again_only_where_the_round_trip_differs(tmp_path: Path) -> None:
+    """device.py (with the comparison a binary_corpora pack carries): a second run of the original, after the round
+    trip, for a program whose round trip printed something else; none where the outputs agree (a second run could
+    only mask differences); and report's verdict then leaves out what the original's two runs disagree on."""
+    import shutil
+
+    pack = tmp_path / "pack"
+    counter = tmp_path / "count"
+    variants = {"same": ("echo 'sum 42'", "echo 'sum 42'"),
+                # the original prints how often it ran (a slot an atomic handed out, say); the round trip another
+                "varies": (f"echo x >> {counter}; echo \"slot $(wc -l < {counter}) sum 42\"; echo PASS",
+                           "echo 'slot 7 sum 42'; echo PASS")}
+    for name, (original, trip) in variants.items():
+        (pack / name).mkdir(parents=True)
+        for variant, body in (("original", original), ("roundtrip", trip)):
+            (pack / name / variant).write_text(f"#!/bin/sh\n{body}\n")
+            (pack / name / variant).chmod(0o755)
+    (pack / "jobs.json").write_text(json.dumps([{"name": n, "args": []} for n in variants]))
+    (pack / "device.py").write_text(binary_path.DEVICE_SCRIPT)
+    shutil.copyfile(REPO / "benchmarks" / "hecbench_verify.py", pack / "hecbench_verify.py")
+    subprocess.run([sys.executable, str(pack / "device.py"), str(pack), str(tmp_path), "--jobs", "1"], check=True,
+                   capture_output=True)
+    results = json.loads((tmp_path / "results-1-of-1.json").read_text())
+    assert "again" not in results["same"] and len(results["varies"]["again"]) == 1
+    assert binary_corpora.pair_verdict(results["same"])[0] == "same"
+    assert binary_corpora.pair_verdict(results["varies"])[0] == "same"
+    assert binary_corpora.pair_verdict({**results["varies"], "again": []})[0] == "differs"
+
+
+def test_outputs_device_py_cut_short_are_compared_from_their_first_whole_line() -> None:
+    """device.py keeps a run's last OUTPUT_TAIL characters: two runs of a program that prints more (SHOC's
+    MaxFlops: a progress bar) are cut in different places of their first kept line, which is no difference."""
+    def run(seconds: str) -> dict:
+        text = "".join(f"|{'=' * (i % 50):<50}| {i / 10:.1f}%\n" for i in range(2000)) + f"PASS in {seconds} s\n"
+        return {"rc": 0, "stdout": text[-binary_corpora.OUTPUT_TAIL:]}
+
+    pair = {"original": run("1.5"), "roundtrip": run("1.5234567")}
+    assert pair["original"]["stdout"].split("\n", 1)[0] != pair["roundtrip"]["stdout"].split("\n", 1)[0]
+    assert binary_corpora.pair_verdict(pair) == ("same", "")
+    short = {**pair, "roundtrip": {"rc": 0, "stdout": "|====| 199.9%\nPASS in 1 s\n"}}  # not cut: all it printed
+    assert binary_corpora.pair_verdict(short)[0] == "differs"

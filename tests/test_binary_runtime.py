@@ -81,6 +81,9 @@ DOCUMENTED_RESULTS = [
     ("cudaLibraryLoadData(0, 0, 0, 0, 0, 0, 0, 0)", 801),  # cudaErrorNotSupported
     ("cudaGLSetGLDevice(0)", 801),
     ("cudaFuncGetName(0, (void *)main)", 98),  # not a kernel: cudaErrorInvalidDeviceFunction
+    # CUDA 11's reference API is the shim's (HIP's twins take HIP's textureReference): not a registered reference
+    ("cudaUnbindTexture((void *)main)", 18),  # cudaErrorInvalidTexture
+    ("cudaGetSurfaceReference((void *)&main, (void *)main)", 37),  # cudaErrorInvalidSurface
 ]
 
 

@@ -612,6 +612,25 @@ int main() {
     cassc("conftest.cpp", "-o", "conftest", "-lcublas")
     symbols = subprocess.run(["nm", str(tmp_path / "conftest")], capture_output=True, text=True, check=True).stdout
     assert " T cublasInit" in symbols
+    # Host code compiled against NVIDIA's <cublas.h> (the binary path: SHOC's GEMM) calls the routines by
+    # cuBLAS's names with C linkage: these are NVIDIA's declarations.
+    write(tmp_path / "host.cpp", """\
+extern "C" {
+int cublasInit(void);
+void cublasSgemm(char, char, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+float cublasSdot(int, const float*, int, const float*, int);
+int cublasIdamax(int, const double*, int);
+int cublasShutdown(void);
+}
+int main() {
+  cublasSgemm('N', 'T', 0, 0, 0, 1.0f, nullptr, 1, nullptr, 1, 0.0f, nullptr, 1);
+  return cublasInit() + int(cublasSdot(0, nullptr, 1, nullptr, 1)) + cublasIdamax(0, nullptr, 1) + cublasShutdown();
+}
+""")
+    subprocess.run(["g++", "-c", "host.cpp", "-o", "host.o"], cwd=tmp_path, check=True)
+    cassc("host.o", "-o", "host", "-lcublas")
+    symbols = subprocess.run(["nm", str(tmp_path / "host")], capture_output=True, text=True, check=True).stdout
+    assert all(f" T {name}\n" in symbols for name in ("cublasSgemm", "cublasSdot", "cublasIdamax")), symbols
 
 
 def test_a_library_include_in_a_dead_branch_is_not_needed(cassc, tmp_path: Path) -> None:

@@ -150,12 +150,14 @@ def variable_definition(name: str, size: int, init: str, align: int, target: Tar
             f"align {align}")
 
 
-def managed_annotations(names: list[str], target: Target) -> list[str]:
-    """NVVM's annotations that make NVPTX globals `.attribute(.managed)`, as `__managed__` variables are."""
-    if target.name != "nvptx" or not names:
+def variable_annotations(annotated: list[tuple[str, str]], target: Target) -> list[str]:
+    """NVVM's annotations of NVPTX globals, (name, kind) each: "managed" makes it `.attribute(.managed)`, as
+    `__managed__` variables are; "texture"/"surface" a `.texref`/`.surfref` the image instructions name."""
+    if target.name != "nvptx" or not annotated:
         return []
-    return [f"!nvvm.annotations = !{{{', '.join(f'!{800 + i}' for i in range(len(names)))}}}",
-            *(f'!{800 + i} = !{{ptr addrspace(1) @{quote(name)}, !"managed", i32 1}}' for i, name in enumerate(names))]
+    return [f"!nvvm.annotations = !{{{', '.join(f'!{800 + i}' for i in range(len(annotated)))}}}",
+            *(f'!{800 + i} = !{{ptr addrspace(1) @{quote(name)}, !"{kind}", i32 1}}'
+              for i, (name, kind) in enumerate(annotated))]
 
 
 def attributes(target: Target) -> list[str]:

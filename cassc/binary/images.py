@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cassc.binary.emit import Emitter
+from cassc.binary.emit import Emitter, quote
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,20 @@ def vector(e: Emitter, element: str, values: list[str]) -> str:
 
 def _elements(e: Emitter, vector: str, count: int, element: str) -> list[str]:
     return [e.value(f"extractelement <{count} x {element}> {vector}, i32 {index}") for index in range(count)]
+
+
+# NVVM's annotation that makes an NVPTX global a PTX `.texref`/`.surfref`.
+REFERENCE_ANNOTATIONS = {"texref": "texture", "surfref": "surface"}
+
+
+def reference_handle(e: Emitter, name: str) -> str:
+    """The object bound to a texture or surface reference: on AMDGPU the reference is a device global the
+    shim's cudaBindTexture... writes the handle of the object it made into (`__cudaRegisterTexture` told it
+    the global's name), read here; on NVPTX the reference itself, as PTX names it (NVVM's handle of an
+    annotated global, which the back end prints as the reference's name)."""
+    if e.target.name == "nvptx":
+        return _call(e, "i64", "llvm.nvvm.texsurf.handle.internal.p1", [("ptr addrspace(1)", f"@{quote(name)}")])
+    return e.value(f"load i64, ptr addrspace(1) @{quote(name)}, align 8")
 
 
 def _descriptors(e: Emitter, handle: str) -> tuple[str, str]:

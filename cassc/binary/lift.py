@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from cassc.binary import images, matrices
 from cassc.binary.emit import (AMDGPU, NVPTX, PACKED_INTEGER_TYPES, SPACE_NUMBERS, Emitter, Target,
                                Unsupported, attributes, cuda_parameter_offsets, float_constant, int_type, is_float,
-                               is_signed, managed_annotations, quote, space_number, value_type, variable_definition,
+                               is_signed, quote, space_number, value_type, variable_annotations, variable_definition,
                                width)
 from cassc.binary.printf import argument_layout
 from cassc.binary.ptx import Block, Function, Instruction, Label, Pragma, PtxModule, Registers, Variable
@@ -143,7 +143,9 @@ def lift_module(module: PtxModule, target: Target, data_layout: str,
                  and f"@{quote(f.name)}(" in "\n".join(bodies.values())]
     ir = "\n".join([*header, *variables, *shared, "", *bodies.values(), *externals, *declarations,
                     *attributes(target),
-                    *managed_annotations([v.name for v in module.variables if v.managed], target), ""])
+                    *variable_annotations([(v.name, "managed") for v in module.variables if v.managed]
+                                          + [(v.name, images.REFERENCE_ANNOTATIONS[v.reference])
+                                             for v in module.variables if v.reference], target), ""])
     return LiftedModule(ir, kernels, {k: v for k, v in failures.items()
                                       if (module.function(k) and module.function(k).entry)},  # type: ignore[union-attr]
                         set(failures))
@@ -1586,6 +1588,14 @@ class FunctionLifter(Emitter):
         after = [self.vector(group) for group in _TOP_LEVEL.findall(match.group(4) or "")]
         return destinations, match.group(2).strip(), coordinates, after
 
+    def image_handle(self, operand: str) -> str:
+        """The object an image instruction names: a register holding a texture/surface object, or a texture or
+        surface reference (`.texref`) by name, the object bound to it."""
+        variable = self.globals.get(operand)
+        if variable is not None and variable.reference:
+            return images.reference_handle(self, variable.name)
+        return self.read(operand, "b64")
+
     def image_coordinates(self, geometry_name: str, operands: list[str], coordinate_type: str) -> images.Coordinates:
         geometry = images.GEOMETRIES.get(geometry_name)
         if geometry is None or len(operands) != geometry.operands:
@@ -1618,7 +1628,7 @@ class FunctionLifter(Emitter):
                 gather is not None and geometry_name != "2d"):
             raise self.fail(f"the texture instruction '{'.'.join((instruction.opcode, *modifiers))}' (offsets, depth "
                             "compare, integer cube coordinates) is not translated")
-        channels = images.texture(self, geometry_name, self.read(handle, "b64"),
+        channels = images.texture(self, geometry_name, self.image_handle(handle),
                                   self.image_coordinates(geometry_name, coordinates, coordinate_type),
                                   coordinate_type, result_type, lod, gradients, gather)
         for register, channel in zip(destinations, channels):
@@ -1645,7 +1655,7 @@ class FunctionLifter(Emitter):
         """suld.b.geometry{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surface object, {x in bytes, y, z}]."""
         geometry_name, bits, count, boundary = self.surface_access(instruction)
         destinations, handle, coordinates, _ = self.image_operands(instruction)
-        values = images.surface_load(self, geometry_name, self.read(handle, "b64"),
+        values = images.surface_load(self, geometry_name, self.image_handle(handle),
                                      self.image_coordinates(geometry_name, coordinates, "s32"), bits, count, boundary)
         for register, value in zip(destinations, values):
             self.write(register, value, f"b{bits}")
@@ -1656,7 +1666,7 @@ class FunctionLifter(Emitter):
         _, handle, coordinates, after = self.image_operands(instruction)
         if len(after) != 1 or len(after[0]) != count:
             raise self.fail("sust without its values")
-        images.surface_store(self, geometry_name, self.read(handle, "b64"),
+        images.surface_store(self, geometry_name, self.image_handle(handle),
                              self.image_coordinates(geometry_name, coordinates, "s32"), bits,
                              [self.read(v, f"b{bits}") for v in after[0]], boundary)
 
@@ -1665,7 +1675,7 @@ class FunctionLifter(Emitter):
         destinations, handle, _, _ = self.image_operands(instruction)
         attribute = next((m for m in instruction.modifiers if m not in ("b32", "level")), "")
         value = None if "level" in instruction.modifiers else \
-            images.query(self, instruction.opcode == "suq", attribute, self.read(handle, "b64"))
+            images.query(self, instruction.opcode == "suq", attribute, self.image_handle(handle))
         if value is None:
             kind = "surface" if instruction.opcode == "suq" else "texture"
             raise self.fail(f"the {kind} query '{'.'.join((instruction.opcode, *instruction.modifiers))}' is not "

@@ -37,6 +37,9 @@ class Variable:
     extern: bool = False
     visible: bool = False
     managed: bool = False  # `.attribute(.managed)`: a __managed__ variable, memory the host shares
+    # "texref"/"surfref": a texture or surface reference (`.global .texref t;`, CUDA 11's `texture<...>`), a
+    # 64-bit word that holds the object the host bound to it (`images.reference_handle`)
+    reference: str = ""
 
     @property
     def element_size(self) -> int:
@@ -206,8 +209,13 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
     index = 0
     pointer = False
     managed = False
+    reference = ""
     while index < len(rest):
         word = rest[index]
+        if word in (".texref", ".surfref") and space == "global" and not type_:
+            type_, reference = "b64", word[1:]
+            index += 1
+            continue
         pointer = pointer or word == ".ptr"
         if word == ".attribute" and index + 1 < len(rest) and rest[index + 1] == "(":
             closing = rest.index(")", index) if ")" in rest[index:] else len(rest)
@@ -237,7 +245,7 @@ def parse_variable(words: list[str], line: int, qualifiers: tuple[str, ...] | li
     count = match.group("count")
     return Variable(space, type_, match.group("name"), align or _natural_align(type_),
                     None if count is None else int(count or 0), tuple(init),
-                    ".extern" in qualifiers, ".visible" in qualifiers, managed)
+                    ".extern" in qualifiers, ".visible" in qualifiers, managed, reference)
 
 
 def _natural_align(type_: str) -> int:

@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 
 from cassc.binary.printf import argument_layout
 from cassc.binary.sass_reroll import reroll_runtime_unrolled_loops
-from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, managed_annotations, quote,
-                               value_type, variable_definition, width)
+from cassc.binary.emit import (Emitter, Target, Unsupported, attributes, float_constant, quote, value_type,
+                               variable_annotations, variable_definition, width)
 from cassc.binary.sass import (Address, Constant, Immediate, Register, Relocated, SassFunction, SassInstruction,
                                SassKernel, Special, Unparsed)
 from cassc.binary.sass import Target as BranchTarget
@@ -2300,6 +2300,6 @@ def lift_sass_kernels(kernels: list[SassKernel], target: Target,
     managed = sorted({name for kernel in kernels for name in kernel.managed_variables
                       if f"@{quote(name)} " in "\n".join(globals_.values())})
     ir = "\n".join([*header, *globals_.values(), "", *bodies, *(declarations[n] for n in sorted(declarations)),
-                    *attributes(target), *managed_annotations(managed, target), ""])
+                    *attributes(target), *variable_annotations([(name, "managed") for name in managed], target), ""])
     return ir, translated, failures
 

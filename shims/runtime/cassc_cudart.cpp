@@ -11,6 +11,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,31 @@ struct ManagedVariable {
   bool bound = false;
 };
 
+// CUDA 11's textureReference (texture_types.h; the API was removed in CUDA 12): the fields a host program sets
+// before it binds. HIP's struct of the same name is laid out differently.
+struct CudaTextureReference {
+  int normalized;
+  int filterMode;
+  int addressMode[3];
+  hipChannelFormatDesc channelDesc;
+  int sRGB;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int reserved[14];
+};
+
+// A texture or surface reference nvcc's code registered (`texture<float, 1> t;` at file scope): the
+// translated code reads the object bound to it from the device variable of the reference's name
+// (binary/images.py's reference_handle), which a bind writes and an unbind clears.
+struct ImageReference {
+  bool surface = false;
+  int read_mode = 0;  // cudaReadModeElementType or cudaReadModeNormalizedFloat (the template's, not a field)
+  unsigned long long object = 0;  // the bound hipTextureObject_t / hipSurfaceObject_t, 0: none
+  size_t offset = 0;  // bytes the base address was moved down to the texture alignment
+};
+
 struct LaunchConfiguration {
   dim3 grid, block;
   size_t shared;
@@ -118,6 +144,7 @@ struct State {
   std::map<const void *, std::string> host_stubs;  // host stub -> device name
   std::map<std::string, Kernel> kernels;
   std::map<const void *, Variable> variables;  // host shadow -> device variable
+  std::map<const void *, ImageReference> references;  // texture/surface reference (its host variable)
   std::vector<ManagedVariable> managed;
   bool managed_pending = false;  // some registered __managed__ variable has no memory yet
 };
@@ -385,8 +412,23 @@ void __cudaRegisterVar(void **, char *host_shadow, char *, const char *device_na
   s.variables[host_shadow] = Variable{device_name, size, nullptr};
 }
 
-// Host variables of the texture and surface reference API (removed in CUDA 12): nothing to register.
+// Host variables of the runtime's module API (__cudaRegisterHostVar): nothing to register.
 void __cudaRegisterHostVar(void **, const char *, char *, size_t) {}
+
+void __cudaRegisterTexture(void **, const void *host_variable, const void **, const char *device_name, int,
+                           int read_mode, int) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.variables[host_variable] = Variable{device_name, sizeof(unsigned long long), nullptr};
+  s.references[host_variable] = ImageReference{false, read_mode, 0, 0};
+}
+
+void __cudaRegisterSurface(void **, const void *host_variable, const void **, const char *device_name, int, int) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.variables[host_variable] = Variable{device_name, sizeof(unsigned long long), nullptr};
+  s.references[host_variable] = ImageReference{true, 0, 0, 0};
+}
 
 void __cudaRegisterManagedVar(void **, void **host_pointer, char *, const char *device_name, int, size_t size, int,
                               int) {
@@ -1296,6 +1338,166 @@ int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *host_
   Kernel *kernel = kernel_for(host_stub);
   if (!kernel) return hipErrorInvalidDeviceFunction;
   return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel->function, block_size, shared);
+}
+
+// The texture and surface reference API (CUDA 11; removed in CUDA 12): a bind makes the texture (surface)
+// object the reference's fields describe, as cudaCreateTextureObject would, and writes its handle into the
+// reference's device variable; an unbind destroys it and writes 0.
+constexpr int kInvalidTexture = 18;  // cudaErrorInvalidTexture
+
+int set_reference_object(const void *host_variable, unsigned long long object, size_t offset) {
+  Variable *variable = variable_for(host_variable);
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto found = s.references.find(host_variable);
+  if (!variable || found == s.references.end()) return kInvalidTexture;
+  ImageReference &reference = found->second;
+  hipError_t status = hipMemcpy(variable->device, &object, sizeof object, hipMemcpyHostToDevice);
+  if (status != hipSuccess) return status;
+  if (reference.object) {  // the object bound before: nothing reads it any more
+    void *previous = reinterpret_cast<void *>(reference.object);
+    (void)(reference.surface ? hipDestroySurfaceObject(static_cast<hipSurfaceObject_t>(previous))
+                             : hipDestroyTextureObject(static_cast<hipTextureObject_t>(previous)));
+  }
+  reference.object = object;
+  reference.offset = offset;
+  return hipSuccess;
+}
+
+// The read mode of a registered texture reference (`surface`: 0 for a registered surface reference); -1: none.
+int read_mode_of(const void *host_variable, bool surface = false) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto found = s.references.find(host_variable);
+  return found == s.references.end() || found->second.surface != surface ? -1 : found->second.read_mode;
+}
+
+int bind_texture(const CudaTextureReference *reference, hipResourceDesc &resource, size_t offset) {
+  int read_mode = read_mode_of(reference);
+  if (read_mode < 0) return kInvalidTexture;
+  hipTextureDesc texture{};
+  for (int i = 0; i < 3; ++i) texture.addressMode[i] = static_cast<hipTextureAddressMode>(reference->addressMode[i]);
+  texture.filterMode = static_cast<hipTextureFilterMode>(reference->filterMode);
+  texture.readMode = static_cast<hipTextureReadMode>(read_mode);
+  texture.sRGB = reference->sRGB;
+  texture.normalizedCoords = reference->normalized;
+  texture.maxAnisotropy = reference->maxAnisotropy;
+  texture.mipmapFilterMode = static_cast<hipTextureFilterMode>(reference->mipmapFilterMode);
+  texture.mipmapLevelBias = reference->mipmapLevelBias;
+  texture.minMipmapLevelClamp = reference->minMipmapLevelClamp;
+  texture.maxMipmapLevelClamp = reference->maxMipmapLevelClamp;
+  hipTextureObject_t object = nullptr;
+  hipError_t status = hipCreateTextureObject(&object, &resource, &texture, nullptr);
+  if (status != hipSuccess) return status;
+  return set_reference_object(reference, reinterpret_cast<unsigned long long>(object), offset);
+}
+
+// Linear memory: the base address is moved down to the device's texture alignment and the difference
+// returned in *offset, as CUDA does (memory from cudaMalloc is aligned: 0); without `offset` an unaligned
+// address is an error.
+int aligned_base(const void *pointer, size_t *offset, char **base, size_t *moved) {
+  int alignment = 0, device = 0;
+  if (hipGetDevice(&device) != hipSuccess ||
+      hipDeviceGetAttribute(&alignment, hipDeviceAttributeTextureAlignment, device) != hipSuccess || alignment <= 0)
+    alignment = 1;
+  *moved = reinterpret_cast<uintptr_t>(pointer) % static_cast<uintptr_t>(alignment);
+  if (*moved && !offset) return hipErrorInvalidValue;
+  if (offset) *offset = *moved;
+  *base = static_cast<char *>(const_cast<void *>(pointer)) - *moved;
+  return hipSuccess;
+}
+
+int cudaBindTexture(size_t *offset, const CudaTextureReference *reference, const void *pointer,
+                    const hipChannelFormatDesc *desc, size_t size) {
+  if (!reference || !desc) return hipErrorInvalidValue;
+  char *base = nullptr;
+  size_t moved = 0;
+  if (int status = aligned_base(pointer, offset, &base, &moved)) return status;
+  hipResourceDesc resource{};
+  resource.resType = hipResourceTypeLinear;
+  resource.res.linear.devPtr = base;
+  resource.res.linear.desc = *desc;
+  // At most what the allocation holds from the pointer on: the C++ form's default size is UINT_MAX, "all of it".
+  hipDeviceptr_t allocation = nullptr;
+  size_t allocated = 0;
+  if (hipMemGetAddressRange(&allocation, &allocated, base) == hipSuccess && allocated)
+    size = std::min(size + moved, allocated - static_cast<size_t>(base - static_cast<char *>(allocation))) - moved;
+  resource.res.linear.sizeInBytes = size + moved;
+  return bind_texture(reference, resource, moved);
+}
+
+int cudaBindTexture2D(size_t *offset, const CudaTextureReference *reference, const void *pointer,
+                      const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch) {
+  if (!reference || !desc) return hipErrorInvalidValue;
+  char *base = nullptr;
+  size_t moved = 0;
+  if (int status = aligned_base(pointer, offset, &base, &moved)) return status;
+  size_t texel = (desc->x + desc->y + desc->z + desc->w) / 8;
+  hipResourceDesc resource{};
+  resource.resType = hipResourceTypePitch2D;
+  resource.res.pitch2D.devPtr = base;
+  resource.res.pitch2D.desc = *desc;
+  resource.res.pitch2D.width = width + (texel ? moved / texel : 0);
+  resource.res.pitch2D.height = height;
+  resource.res.pitch2D.pitchInBytes = pitch;
+  return bind_texture(reference, resource, moved);
+}
+
+int cudaBindTextureToArray(const CudaTextureReference *reference, hipArray_const_t array,
+                           const hipChannelFormatDesc *) {
+  if (!reference || !array) return hipErrorInvalidValue;
+  hipResourceDesc resource{};
+  resource.resType = hipResourceTypeArray;
+  resource.res.array.array = const_cast<hipArray_t>(array);
+  return bind_texture(reference, resource, 0);
+}
+
+int cudaBindTextureToMipmappedArray(const CudaTextureReference *reference, hipMipmappedArray_const_t array,
+                                    const hipChannelFormatDesc *) {
+  if (!reference || !array) return hipErrorInvalidValue;
+  hipResourceDesc resource{};
+  resource.resType = hipResourceTypeMipmappedArray;
+  resource.res.mipmap.mipmap = const_cast<hipMipmappedArray_t>(array);
+  return bind_texture(reference, resource, 0);
+}
+
+int cudaUnbindTexture(const CudaTextureReference *reference) {
+  return read_mode_of(reference) < 0 ? kInvalidTexture : set_reference_object(reference, 0, 0);
+}
+
+int cudaGetTextureAlignmentOffset(size_t *offset, const CudaTextureReference *reference) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto found = s.references.find(reference);
+  if (!offset || found == s.references.end()) return kInvalidTexture;
+  if (!found->second.object) return 24;  // cudaErrorTextureNotBound
+  *offset = found->second.offset;
+  return hipSuccess;
+}
+
+// The reference of a symbol is its host variable (nvcc's code registers the variable itself).
+int cudaGetTextureReference(const CudaTextureReference **reference, const void *symbol) {
+  if (!reference || read_mode_of(symbol) < 0) return kInvalidTexture;
+  *reference = static_cast<const CudaTextureReference *>(symbol);
+  return hipSuccess;
+}
+
+int cudaBindSurfaceToArray(const void *reference, hipArray_const_t array, const hipChannelFormatDesc *) {
+  if (!reference || !array) return hipErrorInvalidValue;
+  if (read_mode_of(reference, true) < 0) return 37;  // cudaErrorInvalidSurface
+  hipResourceDesc resource{};
+  resource.resType = hipResourceTypeArray;
+  resource.res.array.array = const_cast<hipArray_t>(array);
+  hipSurfaceObject_t object = nullptr;
+  hipError_t status = hipCreateSurfaceObject(&object, &resource);
+  if (status != hipSuccess) return status;
+  return set_reference_object(reference, reinterpret_cast<unsigned long long>(object), 0);
+}
+
+int cudaGetSurfaceReference(const void **reference, const void *symbol) {
+  if (!reference || read_mode_of(symbol, true) < 0) return 37;  // cudaErrorInvalidSurface
+  *reference = symbol;
+  return hipSuccess;
 }
 
 }  // extern "C"

@@ -1,11 +1,10 @@
 /* cassc: <cublas.h>, cuBLAS's legacy API (still in CUDA 13), over hipBLAS.
  *
- * One library-wide hipBLAS handle, made by cublasInit (lib64/libcassc_cublas_legacy.a, which the stand-in's
- * libcublas names with hipBLAS: configure scripts link cublasInit by name). Legacy routines take their
- * scalars by value and transposes as characters, return their result, and leave their status for
- * cublasGetError. hipify renames cublasSgemm... to hipBLAS's v2 names, so the legacy forms here are C++
- * overloads of those; every legacy form has fewer parameters than its v2 form (no handle), so a call is
- * never ambiguous. Provided: S/D axpy, scal, copy, swap, dot, nrm2, asum, amax, amin, gemv, gemm; C/Z gemm. */
+ * One library-wide hipBLAS handle, made by cublasInit, and the routines, in lib64/libcassc_cublas_legacy.a
+ * (shims/toolkit/cublas_legacy.cpp), which the stand-in's libcublas names with hipBLAS: configure scripts and
+ * host objects built against NVIDIA's <cublas.h> link them by name. Legacy routines take their scalars by value
+ * and transposes as characters, return their result, and leave their status for cublasGetError. Provided: S/D
+ * axpy, scal, copy, swap, dot, nrm2, asum, amax, amin, gemv, gemm; C/Z gemm. */
 #pragma once
 #include <cassc/cublas.h>
 
@@ -27,60 +26,60 @@ static inline hipblasStatus_t cublasFree(void* pointer) {
 static inline hipblasStatus_t cublasSetKernelStream(hipStream_t stream) {
   return hipblasSetStream(__cassc_cublas_legacy_handle(), stream);
 }
-static inline hipblasOperation_t __cassc_cublas_operation(char trans) {
-  return trans == 'T' || trans == 't' ? HIPBLAS_OP_T : trans == 'C' || trans == 'c' ? HIPBLAS_OP_C : HIPBLAS_OP_N;
-}
-
+// The routines are the archive's, under cuBLAS's names with C linkage (what host objects nvcc compiled against
+// NVIDIA's <cublas.h> call), declared here under names of cassc's with those symbols (the stand-in toolkit's
+// cassc_cuda_names.h renames cublasSaxpy... to hipBLAS's names as macros). hipify gives source code hipBLAS's v2
+// names, so the forms here are overloads of those that forward to the archive's. Each has fewer parameters than
+// its v2 form (no handle): never ambiguous.
+#define __CASSC_LEGACY(R, name, params) R __cassc_legacy_##name params __asm__("cublas" #name);
 #define __CASSC_LEGACY_REAL(P, p, T)                                                                           \
-  static inline void hipblas##P##axpy(int n, T alpha, const T* x, int incx, T* y, int incy) {                 \
-    __cassc_cublas_legacy_status(hipblas##P##axpy(__cassc_cublas_legacy_handle(), n, &alpha, x, incx, y, incy)); \
-  }                                                                                                           \
-  static inline void hipblas##P##scal(int n, T alpha, T* x, int incx) {                                       \
-    __cassc_cublas_legacy_status(hipblas##P##scal(__cassc_cublas_legacy_handle(), n, &alpha, x, incx));      \
-  }                                                                                                           \
-  static inline void hipblas##P##copy(int n, const T* x, int incx, T* y, int incy) {                          \
-    __cassc_cublas_legacy_status(hipblas##P##copy(__cassc_cublas_legacy_handle(), n, x, incx, y, incy));     \
-  }                                                                                                           \
-  static inline void hipblas##P##swap(int n, T* x, int incx, T* y, int incy) {                                \
-    __cassc_cublas_legacy_status(hipblas##P##swap(__cassc_cublas_legacy_handle(), n, x, incx, y, incy));     \
-  }                                                                                                           \
-  static inline T hipblas##P##dot(int n, const T* x, int incx, const T* y, int incy) {                        \
-    T result = 0;                                                                                             \
-    __cassc_cublas_legacy_status(hipblas##P##dot(__cassc_cublas_legacy_handle(), n, x, incx, y, incy, &result)); \
-    return result;                                                                                            \
-  }                                                                                                           \
-  static inline T hipblas##P##nrm2(int n, const T* x, int incx) {                                             \
-    T result = 0;                                                                                             \
-    __cassc_cublas_legacy_status(hipblas##P##nrm2(__cassc_cublas_legacy_handle(), n, x, incx, &result));     \
-    return result;                                                                                            \
-  }                                                                                                           \
-  static inline T hipblas##P##asum(int n, const T* x, int incx) {                                             \
-    T result = 0;                                                                                             \
-    __cassc_cublas_legacy_status(hipblas##P##asum(__cassc_cublas_legacy_handle(), n, x, incx, &result));     \
-    return result;                                                                                            \
-  }                                                                                                           \
-  static inline int hipblasI##p##amax(int n, const T* x, int incx) {                                          \
-    int result = 0;                                                                                           \
-    __cassc_cublas_legacy_status(hipblasI##p##amax(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
-    return result;                                                                                            \
-  }                                                                                                           \
-  static inline int hipblasI##p##amin(int n, const T* x, int incx) {                                          \
-    int result = 0;                                                                                           \
-    __cassc_cublas_legacy_status(hipblasI##p##amin(__cassc_cublas_legacy_handle(), n, x, incx, &result));    \
-    return result;                                                                                            \
-  }                                                                                                           \
-  static inline void hipblas##P##gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x,     \
-                                      int incx, T beta, T* y, int incy) {                                     \
-    __cassc_cublas_legacy_status(hipblas##P##gemv(__cassc_cublas_legacy_handle(), __cassc_cublas_operation(trans), \
-                                                  m, n, &alpha, a, lda, x, incx, &beta, y, incy));           \
-  }
-#define __CASSC_LEGACY_GEMM(P, T)                                                                              \
-  static inline void hipblas##P##gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a,      \
-                                      int lda, const T* b, int ldb, T beta, T* c, int ldc) {                   \
-    __cassc_cublas_legacy_status(hipblas##P##gemm(__cassc_cublas_legacy_handle(), __cassc_cublas_operation(transa), \
-                                                  __cassc_cublas_operation(transb), m, n, k, &alpha, a, lda, b, \
-                                                  ldb, &beta, c, ldc));                                        \
-  }
+  __CASSC_LEGACY(void, P##axpy, (int, T, const T*, int, T*, int))                                              \
+  __CASSC_LEGACY(void, P##scal, (int, T, T*, int))                                                             \
+  __CASSC_LEGACY(void, P##copy, (int, const T*, int, T*, int))                                                 \
+  __CASSC_LEGACY(void, P##swap, (int, T*, int, T*, int))                                                       \
+  __CASSC_LEGACY(T, P##dot, (int, const T*, int, const T*, int))                                               \
+  __CASSC_LEGACY(T, P##nrm2, (int, const T*, int))                                                             \
+  __CASSC_LEGACY(T, P##asum, (int, const T*, int))                                                             \
+  __CASSC_LEGACY(int, I##p##amax, (int, const T*, int))                                                        \
+  __CASSC_LEGACY(int, I##p##amin, (int, const T*, int))                                                        \
+  __CASSC_LEGACY(void, P##gemv, (char, int, int, T, const T*, int, const T*, int, T, T*, int))
+#define __CASSC_LEGACY_GEMM(P, T) \
+  __CASSC_LEGACY(void, P##gemm, (char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int))
+extern "C" {
+__CASSC_LEGACY_REAL(S, s, float)
+__CASSC_LEGACY_REAL(D, d, double)
+__CASSC_LEGACY_GEMM(S, float)
+__CASSC_LEGACY_GEMM(D, double)
+__CASSC_LEGACY_GEMM(C, hipComplex)
+__CASSC_LEGACY_GEMM(Z, hipDoubleComplex)
+}
+#undef __CASSC_LEGACY
+#undef __CASSC_LEGACY_REAL
+#undef __CASSC_LEGACY_GEMM
+
+#define __CASSC_FORWARD(R, name, legacy, params, args) \
+  static inline R name params { return __cassc_legacy_##legacy args; }
+#define __CASSC_LEGACY_REAL(P, p, T)                                                                             \
+  __CASSC_FORWARD(void, hipblas##P##axpy, P##axpy, (int n, T alpha, const T* x, int incx, T* y, int incy), \
+                  (n, alpha, x, incx, y, incy))                                                                  \
+  __CASSC_FORWARD(void, hipblas##P##scal, P##scal, (int n, T alpha, T* x, int incx), (n, alpha, x, incx)) \
+  __CASSC_FORWARD(void, hipblas##P##copy, P##copy, (int n, const T* x, int incx, T* y, int incy),         \
+                  (n, x, incx, y, incy))                                                                         \
+  __CASSC_FORWARD(void, hipblas##P##swap, P##swap, (int n, T* x, int incx, T* y, int incy),               \
+                  (n, x, incx, y, incy))                                                                         \
+  __CASSC_FORWARD(T, hipblas##P##dot, P##dot, (int n, const T* x, int incx, const T* y, int incy),        \
+                  (n, x, incx, y, incy))                                                                         \
+  __CASSC_FORWARD(T, hipblas##P##nrm2, P##nrm2, (int n, const T* x, int incx), (n, x, incx))              \
+  __CASSC_FORWARD(T, hipblas##P##asum, P##asum, (int n, const T* x, int incx), (n, x, incx))              \
+  __CASSC_FORWARD(int, hipblasI##p##amax, I##p##amax, (int n, const T* x, int incx), (n, x, incx))          \
+  __CASSC_FORWARD(int, hipblasI##p##amin, I##p##amin, (int n, const T* x, int incx), (n, x, incx))          \
+  __CASSC_FORWARD(void, hipblas##P##gemv, P##gemv, (char trans, int m, int n, T alpha, const T* a,        \
+                  int lda, const T* x, int incx, T beta, T* y, int incy),                                        \
+                  (trans, m, n, alpha, a, lda, x, incx, beta, y, incy))
+#define __CASSC_LEGACY_GEMM(P, T)                                                                                \
+  __CASSC_FORWARD(void, hipblas##P##gemm, P##gemm, (char transa, char transb, int m, int n, int k,       \
+                  T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc),                     \
+                  (transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
 __CASSC_LEGACY_REAL(S, s, float)
 __CASSC_LEGACY_REAL(D, d, double)
 __CASSC_LEGACY_GEMM(S, float)
@@ -89,3 +88,4 @@ __CASSC_LEGACY_GEMM(C, hipComplex)
 __CASSC_LEGACY_GEMM(Z, hipDoubleComplex)
 #undef __CASSC_LEGACY_REAL
 #undef __CASSC_LEGACY_GEMM
+#undef __CASSC_FORWARD
